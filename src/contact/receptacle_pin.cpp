@@ -1,0 +1,348 @@
+#include "contactuq/contact/receptacle_pin.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "contactuq/error.hpp"
+
+namespace contactuq::contact {
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double pi = std::numbers::pi;
+
+double sgn(double v) { return (v > 0.0) - (v < 0.0); }
+
+// Wraps an angle to [-pi, pi], as the report's wrap() does.
+double wrap(double angle) { return std::remainder(angle, 2.0 * pi); }
+
+// Roots at the ends of a region may come out with a discriminant a few ulps below zero.
+double clamp_discriminant(double disc, double C) {
+  const double tolerance = 1e-12 * (C * C + 1e-300);
+  return (disc < 0.0 && disc > -tolerance) ? 0.0 : disc;
+}
+
+[[noreturn]] void geometry_error(const std::string& message) {
+  throw parameter_error("geometry", message);
+}
+
+}  // namespace
+
+std::string_view to_string(arm_direction d) {
+  return d == arm_direction::engage ? "engage" : "disengage";
+}
+
+std::string_view to_string(pin_region r) {
+  switch (r) {
+    case pin_region::tip: return "tip";
+    case pin_region::cone: return "cone";
+    case pin_region::round: return "round";
+    case pin_region::barrel: return "barrel";
+    case pin_region::none: break;
+  }
+  return "none";
+}
+
+void receptacle_pin_params::validate() const {
+  auto finite = [](double v) { return std::isfinite(v); };
+  require(finite(Rr) && Rr >= 0, "Rr", Rr, "m", ">= 0");
+  require(finite(Rp) && Rp >= 0, "Rp", Rp, "m", ">= 0");
+  require(finite(Rt) && Rt >= 0, "Rt", Rt, "m", ">= 0");
+  require(finite(phi) && phi > 0 && phi < pi / 2, "phi", phi, "rad",
+          "in (0, 90) deg, exclusive");
+  require(finite(h), "h", h, "m", "finite");
+  require(finite(R) && R >= 0, "R", R, "m", ">= 0");
+  require(R + Rt > 0, "R", R, "m", "> 0 when the pin tip radius Rt is 0");
+  require(finite(L) && L > 0, "L", L, "m", "> 0");
+  require(finite(b), "b", b, "m", "finite");
+  require(finite(K) && K > 0, "K", K, "N*m/rad", "> 0");
+  require(finite(mu) && mu >= 0, "mu", mu, "", ">= 0");
+  require(finite(theta0) && std::abs(std::cos(theta0)) > 1e-6, "theta0", theta0, "rad",
+          "finite and away from +-90 deg, where the root selection (1.26), (1.92) is undefined");
+}
+
+void arm_group::validate() const {
+  require(std::isfinite(d0), "d0", d0, "m", "finite");
+  require(count >= 1, "count", count, "", "an integer >= 1");
+}
+
+double friction_coefficient(double mu_nominal, double v_norm) {
+  return mu_nominal * std::tanh(2.5 * v_norm);  // (1.84)
+}
+
+receptacle_arm::receptacle_arm(const receptacle_pin_params& params, double d0,
+                               arm_direction direction)
+    : p_(params), d0_(d0), direction_(direction) {
+  p_.validate();
+  arm_group{d0, direction, 1}.validate();
+  const auto& [Rr, Rp, phi, Rt, h, R, L, b, K, mu, theta0] = p_;
+  sin_phi_ = std::sin(phi);
+  cos_phi_ = std::cos(phi);
+  tan_phi_ = std::tan(phi);
+  cos_theta0_ = std::cos(theta0);
+  sign_cos_theta0_ = sgn(cos_theta0_);
+
+  // Geometric compatibility from the drawing parameters, (1.76)–(1.79).
+  a_ = Rt * cos_phi_;
+  e_ = Rr - Rp;
+  Lct_ = (Rr * cos_phi_ - (a_ + e_)) / sin_phi_;
+  const double scale = std::max({Rr, Rp, Rt, 1e-300});
+  if (Lct_ < -1e-12 * scale)
+    geometry_error(fmt::format(
+        "pin cone length Lct = {} m < 0 from the compatibility equation (1.78): the pin tip "
+        "(Rt = {} m) and round (Rr = {} m) do not fit a cone of phi = {} deg on a barrel of "
+        "Rp = {} m; reduce Rt or Rr - Rp, or increase phi",
+        Lct_, Rt, Rr, phi * 180 / pi, Rp));
+  Lct_ = std::max(Lct_, 0.0);
+  c_ = Rt + (Rr - Rt) * sin_phi_ + Lct_ * cos_phi_;
+
+  // Critical rotations, each from an equation of the form A + B cos + C sin = 0.
+  struct critical_equation {
+    double A;
+    const char* equation;
+    const char* where;
+  };
+  const std::array<critical_equation, 4> equations = {{
+      {-h, "(1.22)", "the very tip of the pin"},
+      {-h + (Rt + R) * cos_phi_, "(1.24)", "the tip-to-cone transition"},
+      {(R + Rr) * cos_phi_ - (h + e_), "(1.57)", "the cone-to-round transition"},
+      {R + Rp - h, "(1.63)", "the round-to-barrel transition"},
+  }};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const double A = equations[k].A;
+    const double disc = b * b + L * L - A * A;  // C^2 - (A^2 - B^2) with B = b, C = -L (1.90)
+    if (disc < 0)
+      geometry_error(fmt::format(
+          "no real root of eq. {} for the arm at {} (C^2 - (A^2 - B^2) = {} m^2 < 0, eq. 1.90): "
+          "the arm of length L = {} m, offset b = {} m, cannot reach it from height h = {} m",
+          equations[k].equation, equations[k].where, disc, L, b, h));
+    critical_.theta[k] = solve_rotation(A, b, -L);
+  }
+  const auto& tc = critical_.theta;
+  auto lever = [&](std::size_t k) {  // b sin(theta*) + L cos(theta*) at critical point k
+    return b * std::sin(tc[k] + theta0) + L * std::cos(tc[k] + theta0);
+  };
+  critical_.d = {lever(0) + R,                                  // (1.23)
+                 lever(1) + (Rt + R) * sin_phi_ - Rt,           // (1.25)
+                 lever(2) + (R + Rr) * sin_phi_ - c_,           // (1.61)
+                 lever(3) - c_};                                // (1.67)
+  const auto& dcr = critical_.d;
+  if (!(dcr[0] >= dcr[1] && dcr[1] >= dcr[2] && dcr[2] >= dcr[3]))
+    geometry_error(fmt::format(
+        "the critical separations d_cr = [{}, {}, {}, {}] m are not in tip, cone, round, barrel "
+        "order along the stroke: this arm and pin do not form the geometry of Williams "
+        "Figures 3-6",
+        dcr[0], dcr[1], dcr[2], dcr[3]));
+  for (std::size_t k = 0; k < 4; ++k)
+    critical_.x[k] = direction_ == arm_direction::engage ? d0_ - dcr[k] : dcr[k] - d0_;
+  locate_first_contact();
+}
+
+double receptacle_arm::solve_rotation(double A, double B, double C) const {
+  const double disc = clamp_discriminant(C * C - (A * A - B * B), C);  // (1.90)
+  if (disc < 0) return nan;
+  const double n = sgn(C * cos_theta0_);  // (1.92)
+  // (1.93); atan2 instead of atan(N/D) differs only by 2 pi, removed by the wrap, and is
+  // defined at A = B.
+  return wrap(2.0 * std::atan2(-C + n * std::sqrt(disc), A - B) - p_.theta0);
+}
+
+double receptacle_arm::select_rotation(double theta) const {
+  const double m = sign_cos_theta0_;
+  return std::max(m * theta, 0.0) * m;  // (1.26)
+}
+
+pin_region receptacle_arm::kinematics(double d, double& theta, double& alpha, double& Lmn,
+                                      double& Lmt) const {
+  const auto& [Rr, Rp, phi, Rt, h, R, L, b, K, mu, theta0] = p_;
+  const auto& dcr = critical_.d;
+  if (d > dcr[0]) {
+    theta = 0.0;
+    alpha = Lmn = Lmt = nan;
+    return pin_region::none;
+  }
+  if (d > dcr[1]) {  // pin tip, section 2.2.1
+    const double A = L * L + b * b + h * h + (Rt + d) * (Rt + d) - (Rt + R) * (Rt + R);  // (1.14)
+    const double B = -2.0 * (L * (Rt + d) + b * h);                                      // (1.15)
+    const double C = 2.0 * (L * h - b * (Rt + d));                                       // (1.16)
+    theta = solve_rotation(A, B, C);
+    const double ts = theta + theta0;
+    // (1.17), taken as atan2 of the two loop equations (1.9), (1.10): acos loses half the
+    // digits near alpha = 0.
+    alpha = std::atan2(d + Rt - b * std::sin(ts) - L * std::cos(ts),
+                       L * std::sin(ts) - b * std::cos(ts) + h);
+    Lmn = (Rt + d) * std::cos(alpha) - h * std::sin(alpha);       // (1.20)
+    Lmt = (Rt + d) * std::sin(alpha) + h * std::cos(alpha) - Rt;  // (1.21)
+    return pin_region::tip;
+  }
+  if (d > dcr[2]) {  // pin cone, section 2.2.2
+    const double A = d + Rt - (Rt + R) * sin_phi_ + (h - a_ - R * cos_phi_) / tan_phi_;  // (1.33)
+    const double B = -(L + b / tan_phi_);                                              // (1.34)
+    const double C = L / tan_phi_ - b;                                                 // (1.35)
+    theta = solve_rotation(A, B, C);
+    const double ts = theta + theta0;
+    const double Lc = (h - a_ - R * cos_phi_ - b * std::cos(ts) + L * std::sin(ts)) / sin_phi_;  // (1.31)
+    alpha = phi;                                                                      // (1.40)
+    Lmn = (d + Rt - Rt * sin_phi_) * cos_phi_ - (h - a_) * sin_phi_ + Lc;            // (1.38)
+    Lmt = (d + Rt) * sin_phi_ + Rt * cos_phi_ * cos_phi_ - Rt + (h - a_) * cos_phi_;  // (1.39)
+    return pin_region::cone;
+  }
+  if (d > dcr[3]) {  // pin round, section 2.2.3
+    const double dc = d + c_;
+    const double he = h + e_;
+    const double A = (R + Rr) * (R + Rr) - L * L - b * b - dc * dc - he * he;  // (1.48)
+    const double B = 2.0 * L * dc + 2.0 * b * he;                              // (1.49)
+    const double C = 2.0 * b * dc - 2.0 * L * he;                              // (1.50)
+    theta = solve_rotation(A, B, C);
+    const double ts = theta + theta0;
+    // (1.51), taken as atan2 of the two loop equations (1.43), (1.44) for accuracy near alpha = 0.
+    alpha = std::atan2(dc - b * std::sin(ts) - L * std::cos(ts), L * std::sin(ts) - b * std::cos(ts) + he);
+    Lmn = dc * std::cos(alpha) - he * std::sin(alpha);       // (1.54)
+    Lmt = dc * std::sin(alpha) + he * std::cos(alpha) - Rr;  // (1.55)
+    return pin_region::round;
+  }
+  // Pin barrel, section 2.2.4: rotation and moment arms are constant.
+  theta = critical_.theta[3];                         // (1.70)
+  const double ts = theta + theta0;
+  alpha = 0.0;                                        // (1.71)
+  Lmn = L * std::cos(ts) + b * std::sin(ts);          // (1.72)
+  Lmt = h - Rp;                                       // (1.73)
+  return pin_region::barrel;
+}
+
+void receptacle_arm::locate_first_contact() {
+  const auto& [Rr, Rp, phi, Rt, h, R, L, b, K, mu, theta0] = p_;
+  const auto& dcr = critical_.d;
+  const double s0 = std::sin(theta0), c0 = cos_theta0_;
+  const double lever0 = b * s0 + L * c0;
+  // Candidate separations at first contact for each region, and the range where each holds.
+  const double alpha_tip = std::acos((L * s0 - b * c0 + h) / (Rt + R));                         // (1.28)
+  const double Lc0 = (h - a_ - R * cos_phi_ - b * c0 + L * s0) / sin_phi_;                      // (1.42)
+  const double alpha_round = std::acos((L * s0 - b * c0 + h + e_) / (R + Rr));                  // (1.69)
+  const std::array<double, 3> dc = {
+      -Rt + (Rt + R) * std::sin(alpha_tip) + lever0,                                            // (1.27)
+      -Rt + Rt * sin_phi_ - Lc0 * cos_phi_ + R * sin_phi_ + lever0,                             // (1.41)
+      -c_ + (R + Rr) * std::sin(alpha_round) + lever0};                                         // (1.68)
+  const std::array<pin_region, 3> regions = {pin_region::tip, pin_region::cone, pin_region::round};
+  for (std::size_t k = 0; k < 3; ++k) {
+    if (dc[k] < dcr[k] && dc[k] >= dcr[k + 1]) {  // NaN (no acos) never passes
+      critical_.dc = dc[k];
+      critical_.first_contact = regions[k];
+      break;
+    }
+  }
+  if (!critical_.dc) {
+    // Either the arm already presses on the pin where it first reaches it (contact starts
+    // abruptly at the tip, d = dcr1), or it never deflects outward and never touches.
+    if (select_rotation(critical_.theta[0]) != 0.0) {
+      critical_.dc = dcr[0];
+      critical_.first_contact = pin_region::tip;
+    } else if (select_rotation(critical_.theta[3]) != 0.0) {
+      critical_.dc = dcr[3];
+      critical_.first_contact = pin_region::barrel;
+    }
+  }
+  if (critical_.dc)
+    critical_.xc = direction_ == arm_direction::engage ? d0_ - *critical_.dc : *critical_.dc - d0_;
+}
+
+arm_state receptacle_arm::evaluate(double x, double v_norm) const {
+  const double d = direction_ == arm_direction::engage ? d0_ - x : d0_ + x;  // (1.8), (1.80)
+  arm_state s;
+  double theta = 0.0;
+  s.region = kinematics(d, theta, s.alpha, s.Lmn, s.Lmt);
+  if (std::isnan(theta))
+    throw model_error(fmt::format(
+        "no real arm rotation at x = {} m (d = {} m) on the pin {} (eq. 1.90 fails): the "
+        "geometry is outside what the model represents",
+        x, d, to_string(s.region)));
+  s.theta = select_rotation(theta);  // (1.26)
+  if (s.theta == 0.0) return s;      // no contact: the arm would have to bend toward the pin
+
+  const double mu = friction_coefficient(p_.mu, v_norm);  // (1.84)
+  const bool engaging = direction_ == arm_direction::engage;
+  const double denominator = engaging ? s.Lmn - mu * s.Lmt : s.Lmn + mu * s.Lmt;
+  // The contact pushes (Fn > 0) only while the denominator has the sign of theta, which is the
+  // sign m of cos(theta0); otherwise friction locks the arm.
+  if (!(sign_cos_theta0_ * denominator > 0.0))
+    throw model_error(fmt::format(
+        "friction lock at x = {} m on the pin {}: Lmn {} mu Lmt = {} m does not have the sign of "
+        "theta (eq. {}), the quasi-static model has no solution; mu = {} is too large for this "
+        "geometry",
+        x, to_string(s.region), engaging ? "-" : "+", denominator, engaging ? "1.4" : "1.81",
+        mu));
+  s.Fn = p_.K * s.theta / denominator;  // (1.4), (1.81)
+  s.Ft = mu * s.Fn;                     // (1.3)
+  const double sa = std::sin(s.alpha), ca = std::cos(s.alpha);
+  if (engaging) {
+    s.Fx = -s.Fn * sa - s.Ft * ca;  // (1.5)
+    s.Fy = s.Fn * ca - s.Ft * sa;   // (1.6)
+  } else {
+    s.Fx = s.Fn * sa - s.Ft * ca;  // (1.82)
+    s.Fy = s.Fn * ca + s.Ft * sa;  // (1.83)
+  }
+  return s;
+}
+
+receptacle::receptacle(const receptacle_pin_params& params, const std::vector<arm_group>& groups)
+    : groups_(groups) {
+  if (groups_.empty())
+    throw parameter_error("arms", "a receptacle needs at least one arm group");
+  arms_.reserve(groups_.size());
+  for (const auto& g : groups_) {
+    g.validate();
+    arms_.emplace_back(params, g.d0, g.direction);
+  }
+}
+
+void stroke::validate() const {
+  require(std::isfinite(from), "from", from, "m", "finite");
+  require(std::isfinite(to) && to != from, "to", to, "m", "finite and different from 'from'");
+  require(points >= 2, "points", points, "", "an integer >= 2");
+  require(std::isfinite(v_norm) && v_norm > 0, "v_norm", v_norm, "", "> 0");
+}
+
+std::vector<double> stroke::positions() const {
+  std::vector<double> x;
+  x.reserve(static_cast<std::size_t>(round_trip ? 2 * points : points));
+  for (int i = 0; i < points; ++i) x.push_back(from + (to - from) * i / (points - 1));
+  if (round_trip)
+    for (int i = points - 1; i >= 0; --i) x.push_back(from + (to - from) * i / (points - 1));
+  return x;
+}
+
+std::vector<double> stroke::velocities() const {
+  const double forward = to > from ? v_norm : -v_norm;
+  std::vector<double> v(static_cast<std::size_t>(points), forward);
+  if (round_trip) v.resize(2 * static_cast<std::size_t>(points), -forward);
+  return v;
+}
+
+receptacle_curve evaluate_curve(const receptacle& r, const stroke& s) {
+  s.validate();
+  receptacle_curve curve;
+  curve.x = s.positions();
+  curve.v_norm = s.velocities();
+  curve.forward_points = static_cast<std::size_t>(s.points);
+  const std::size_t n = curve.x.size();
+  curve.Fx_total.assign(n, 0.0);
+  curve.Fy_total.assign(n, 0.0);
+  for (std::size_t g = 0; g < r.arms().size(); ++g) {
+    const auto& arm = r.arms()[g];
+    const double count = r.groups()[g].count;
+    auto& states = curve.group_states.emplace_back();
+    states.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const arm_state& st = states.emplace_back(arm.evaluate(curve.x[i], curve.v_norm[i]));
+      curve.Fx_total[i] += count * st.Fx;
+      curve.Fy_total[i] += count * st.Fy;
+    }
+  }
+  return curve;
+}
+
+}  // namespace contactuq::contact
