@@ -1,2 +1,26 @@
-#include <cstdio>
-int main() { std::puts("contactuq"); }
+// contactuq: robust design and uncertainty quantification for mechanisms with contacts.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"contactuq: robust design and uncertainty quantification for mechanisms with contacts"};
+  app.set_version_flag("--version", "contactuq " CONTACTUQ_VERSION);
+  app.require_subcommand(1);
+  int exit_code = 0;
+  contactuq::cli::add_curve_command(app, exit_code);
+  contactuq::cli::add_units_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const std::exception& e) {
+    // Bad input of any kind: one clear line, exit code 2.
+    fmt::print(stderr, "contactuq: error: {}\n", e.what());
+    return 2;
+  }
+  return exit_code;
+}

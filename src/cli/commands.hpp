@@ -1,0 +1,12 @@
+#pragma once
+// Subcommands of the `contactuq` tool. Each registers its options on the app and a callback
+// that runs it and stores its exit code; the callbacks call the library and print results.
+
+#include <CLI/CLI.hpp>
+
+namespace contactuq::cli {
+
+void add_curve_command(CLI::App& app, int& exit_code);
+void add_units_command(CLI::App& app, int& exit_code);
+
+}  // namespace contactuq::cli
