@@ -20,7 +20,9 @@ std::string join(std::initializer_list<std::string_view> items) {
 
 std::string node_text(const toml::node& n) {
   std::ostringstream out;
-  if (n.is_table())
+  if (n.is_string())
+    out << '"' << *n.value<std::string>() << '"';
+  else if (n.is_table())
     out << "{...}";
   else if (n.is_array())
     out << *n.as_array();

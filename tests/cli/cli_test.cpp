@@ -1,0 +1,87 @@
+// The contactuq executable, run as a user would.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+result run(const std::string& args) {
+  const std::string command = std::string(CONTACTUQ_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+const std::string studies = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/";
+
+}  // namespace
+
+TEST_CASE("every subcommand has --help", "[cli]") {
+  for (const char* sub : {"", "curve", "units"}) {
+    const auto r = run(std::string(sub) + " --help");
+    INFO(sub);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Contains("Usage"));
+  }
+  CHECK_THAT(run("--version").output, Contains("contactuq 0."));
+}
+
+TEST_CASE("curve prints the summary a person reads first", "[cli]") {
+  const auto csv = (std::filesystem::temp_directory_path() / "contactuq_cli_test.csv").string();
+  const auto r = run("curve " + studies + "williams_bifurcated.toml -o " + csv);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("peak insertion force"));
+  CHECK_THAT(r.output, Contains("peak withdrawal force"));
+  CHECK_THAT(r.output, Contains("1.3374"));  // peak rotation [deg], Williams Fig. 11
+  CHECK_THAT(r.output, Contains("(cone)"));
+  CHECK_THAT(r.output, Contains("wrote " + csv + " (1000 rows)"));
+  CHECK(std::filesystem::file_size(csv) > 10000);
+  std::filesystem::remove(csv);
+}
+
+TEST_CASE("bad input is one clear line and exit code 2", "[cli]") {
+  const auto dir = std::filesystem::temp_directory_path() / "contactuq_cli_bad";
+  std::filesystem::create_directories(dir);
+  const auto bad = (dir / "bad.toml").string();
+  std::ofstream(bad) << "[model]\ntype = \"receptacle_pin\"\nL = \"-1 in\"\n";
+  auto r = run("curve " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("contactuq: error: " + bad + ":1: [model]: missing required key 'Rr'"));
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+
+  r = run("curve " + studies + "williams_bifurcated.toml -o out.txt");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains(".csv"));
+
+  r = run("curve /nonexistent.toml");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("/nonexistent.toml"));
+
+  r = run("frobnicate");
+  CHECK(r.exit_code == 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("units converts a value to SI", "[cli]") {
+  const auto r = run("units \"0.004 lbf*in/deg\"");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("N*m/rad") && Contains("torsional stiffness"));
+  CHECK(run("units \"3 furlong\"").exit_code == 2);
+}
