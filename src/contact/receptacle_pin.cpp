@@ -18,7 +18,7 @@ constexpr double pi = std::numbers::pi;
 double sgn(double v) { return (v > 0.0) - (v < 0.0); }
 
 // Wraps an angle to [-pi, pi], as the report's wrap() does.
-double wrap(double angle) { return std::remainder(angle, 2.0 * pi); }
+double wrap(double angle) { return std::abs(angle) <= pi ? angle : std::remainder(angle, 2.0 * pi); }
 
 // Roots at the ends of a region may come out with a discriminant a few ulps below zero.
 double clamp_discriminant(double disc, double C) {
@@ -120,7 +120,7 @@ receptacle_arm::receptacle_arm(const receptacle_pin_params& params, double d0,
           "no real root of eq. {} for the arm at {} (C^2 - (A^2 - B^2) = {} m^2 < 0, eq. 1.90): "
           "the arm of length L = {} m, offset b = {} m, cannot reach it from height h = {} m",
           equations[k].equation, equations[k].where, disc, L, b, h));
-    critical_.theta[k] = solve_rotation(A, b, -L);
+    critical_.theta[k] = solve_rotation(A, b, -L).theta;
   }
   const auto& tc = critical_.theta;
   auto lever = [&](std::size_t k) {  // b sin(theta*) + L cos(theta*) at critical point k
@@ -140,15 +140,24 @@ receptacle_arm::receptacle_arm(const receptacle_pin_params& params, double d0,
   for (std::size_t k = 0; k < 4; ++k)
     critical_.x[k] = direction_ == arm_direction::engage ? d0_ - dcr[k] : dcr[k] - d0_;
   locate_first_contact();
+
+  // On the barrel rotation and moment arms are constant, (1.70)–(1.73).
+  const double ts4 = critical_.theta[3] + theta0;
+  barrel_ = {pin_region::barrel, critical_.theta[3], 0.0, 0.0, 1.0,
+             L * std::cos(ts4) + b * std::sin(ts4), h - Rp};
 }
 
-double receptacle_arm::solve_rotation(double A, double B, double C) const {
+receptacle_arm::rotation receptacle_arm::solve_rotation(double A, double B, double C) const {
   const double disc = clamp_discriminant(C * C - (A * A - B * B), C);  // (1.90)
-  if (disc < 0) return nan;
+  if (disc < 0) return {nan, nan, nan};
   const double n = sgn(C * cos_theta0_);  // (1.92)
-  // (1.93); atan2 instead of atan(N/D) differs only by 2 pi, removed by the wrap, and is
-  // defined at A = B.
-  return wrap(2.0 * std::atan2(-C + n * std::sqrt(disc), A - B) - p_.theta0);
+  // (1.93): theta* = 2 atan(N / D). atan2 differs from atan(N / D) only by 2 pi, removed by the
+  // wrap, and is defined at A = B; sin and cos of theta* follow from the half-angle forms
+  // (1.87), (1.88) without further trigonometry.
+  const double N = -C + n * std::sqrt(disc);
+  const double D = A - B;
+  const double r2 = N * N + D * D;
+  return {wrap(2.0 * std::atan2(N, D) - p_.theta0), 2.0 * N * D / r2, (D * D - N * N) / r2};
 }
 
 double receptacle_arm::select_rotation(double theta) const {
@@ -156,40 +165,41 @@ double receptacle_arm::select_rotation(double theta) const {
   return std::max(m * theta, 0.0) * m;  // (1.26)
 }
 
-pin_region receptacle_arm::kinematics(double d, double& theta, double& alpha, double& Lmn,
-                                      double& Lmt) const {
+receptacle_arm::contact_point receptacle_arm::kinematics(double d) const {
   const auto& [Rr, Rp, phi, Rt, h, R, L, b, K, mu, theta0] = p_;
   const auto& dcr = critical_.d;
-  if (d > dcr[0]) {
-    theta = 0.0;
-    alpha = Lmn = Lmt = nan;
-    return pin_region::none;
-  }
+  // alpha from its sine and cosine components (each a loop equation times a radius).
+  auto with_alpha = [](contact_point c, double s, double co) {
+    const double r = std::hypot(s, co);
+    c.alpha = std::atan2(s, co);
+    c.sin_alpha = s / r;
+    c.cos_alpha = co / r;
+    return c;
+  };
+  if (d > dcr[0]) return {pin_region::none, 0.0, nan, nan, nan, nan, nan};
   if (d > dcr[1]) {  // pin tip, section 2.2.1
     const double A = L * L + b * b + h * h + (Rt + d) * (Rt + d) - (Rt + R) * (Rt + R);  // (1.14)
     const double B = -2.0 * (L * (Rt + d) + b * h);                                      // (1.15)
     const double C = 2.0 * (L * h - b * (Rt + d));                                       // (1.16)
-    theta = solve_rotation(A, B, C);
-    const double ts = theta + theta0;
+    const rotation rot = solve_rotation(A, B, C);
     // (1.17), taken as atan2 of the two loop equations (1.9), (1.10): acos loses half the
     // digits near alpha = 0.
-    alpha = std::atan2(d + Rt - b * std::sin(ts) - L * std::cos(ts),
-                       L * std::sin(ts) - b * std::cos(ts) + h);
-    Lmn = (Rt + d) * std::cos(alpha) - h * std::sin(alpha);       // (1.20)
-    Lmt = (Rt + d) * std::sin(alpha) + h * std::cos(alpha) - Rt;  // (1.21)
-    return pin_region::tip;
+    contact_point c = with_alpha({pin_region::tip, rot.theta, 0, 0, 0, 0, 0},
+                                 d + Rt - b * rot.sin_ts - L * rot.cos_ts,
+                                 L * rot.sin_ts - b * rot.cos_ts + h);
+    c.Lmn = (Rt + d) * c.cos_alpha - h * c.sin_alpha;       // (1.20)
+    c.Lmt = (Rt + d) * c.sin_alpha + h * c.cos_alpha - Rt;  // (1.21)
+    return c;
   }
   if (d > dcr[2]) {  // pin cone, section 2.2.2
     const double A = d + Rt - (Rt + R) * sin_phi_ + (h - a_ - R * cos_phi_) / tan_phi_;  // (1.33)
     const double B = -(L + b / tan_phi_);                                              // (1.34)
     const double C = L / tan_phi_ - b;                                                 // (1.35)
-    theta = solve_rotation(A, B, C);
-    const double ts = theta + theta0;
-    const double Lc = (h - a_ - R * cos_phi_ - b * std::cos(ts) + L * std::sin(ts)) / sin_phi_;  // (1.31)
-    alpha = phi;                                                                      // (1.40)
-    Lmn = (d + Rt - Rt * sin_phi_) * cos_phi_ - (h - a_) * sin_phi_ + Lc;            // (1.38)
-    Lmt = (d + Rt) * sin_phi_ + Rt * cos_phi_ * cos_phi_ - Rt + (h - a_) * cos_phi_;  // (1.39)
-    return pin_region::cone;
+    const rotation rot = solve_rotation(A, B, C);
+    const double Lc = (h - a_ - R * cos_phi_ - b * rot.cos_ts + L * rot.sin_ts) / sin_phi_;  // (1.31)
+    return {pin_region::cone, rot.theta, phi, sin_phi_, cos_phi_,                           // (1.40)
+            (d + Rt - Rt * sin_phi_) * cos_phi_ - (h - a_) * sin_phi_ + Lc,               // (1.38)
+            (d + Rt) * sin_phi_ + Rt * cos_phi_ * cos_phi_ - Rt + (h - a_) * cos_phi_};   // (1.39)
   }
   if (d > dcr[3]) {  // pin round, section 2.2.3
     const double dc = d + c_;
@@ -197,21 +207,15 @@ pin_region receptacle_arm::kinematics(double d, double& theta, double& alpha, do
     const double A = (R + Rr) * (R + Rr) - L * L - b * b - dc * dc - he * he;  // (1.48)
     const double B = 2.0 * L * dc + 2.0 * b * he;                              // (1.49)
     const double C = 2.0 * b * dc - 2.0 * L * he;                              // (1.50)
-    theta = solve_rotation(A, B, C);
-    const double ts = theta + theta0;
+    const rotation rot = solve_rotation(A, B, C);
     // (1.51), taken as atan2 of the two loop equations (1.43), (1.44) for accuracy near alpha = 0.
-    alpha = std::atan2(dc - b * std::sin(ts) - L * std::cos(ts), L * std::sin(ts) - b * std::cos(ts) + he);
-    Lmn = dc * std::cos(alpha) - he * std::sin(alpha);       // (1.54)
-    Lmt = dc * std::sin(alpha) + he * std::cos(alpha) - Rr;  // (1.55)
-    return pin_region::round;
+    contact_point c = with_alpha({pin_region::round, rot.theta, 0, 0, 0, 0, 0},
+                                 dc - b * rot.sin_ts - L * rot.cos_ts, L * rot.sin_ts - b * rot.cos_ts + he);
+    c.Lmn = dc * c.cos_alpha - he * c.sin_alpha;       // (1.54)
+    c.Lmt = dc * c.sin_alpha + he * c.cos_alpha - Rr;  // (1.55)
+    return c;
   }
-  // Pin barrel, section 2.2.4: rotation and moment arms are constant.
-  theta = critical_.theta[3];                         // (1.70)
-  const double ts = theta + theta0;
-  alpha = 0.0;                                        // (1.71)
-  Lmn = L * std::cos(ts) + b * std::sin(ts);          // (1.72)
-  Lmt = h - Rp;                                       // (1.73)
-  return pin_region::barrel;
+  return barrel_;  // section 2.2.4
 }
 
 void receptacle_arm::locate_first_contact() {
@@ -252,16 +256,19 @@ void receptacle_arm::locate_first_contact() {
 
 arm_state receptacle_arm::evaluate(double x, double v_norm) const {
   const double d = direction_ == arm_direction::engage ? d0_ - x : d0_ + x;  // (1.8), (1.80)
-  arm_state s;
-  double theta = 0.0;
-  s.region = kinematics(d, theta, s.alpha, s.Lmn, s.Lmt);
-  if (std::isnan(theta))
+  const contact_point c = kinematics(d);
+  if (std::isnan(c.theta))
     throw model_error(fmt::format(
         "no real arm rotation at x = {} m (d = {} m) on the pin {} (eq. 1.90 fails): the "
         "geometry is outside what the model represents",
-        x, d, to_string(s.region)));
-  s.theta = select_rotation(theta);  // (1.26)
-  if (s.theta == 0.0) return s;      // no contact: the arm would have to bend toward the pin
+        x, d, to_string(c.region)));
+  arm_state s;
+  s.region = c.region;
+  s.alpha = c.alpha;
+  s.Lmn = c.Lmn;
+  s.Lmt = c.Lmt;
+  s.theta = select_rotation(c.theta);  // (1.26)
+  if (s.theta == 0.0) return s;        // no contact: the arm would have to bend toward the pin
 
   const double mu = friction_coefficient(p_.mu, v_norm);  // (1.84)
   const bool engaging = direction_ == arm_direction::engage;
@@ -277,7 +284,7 @@ arm_state receptacle_arm::evaluate(double x, double v_norm) const {
         mu));
   s.Fn = p_.K * s.theta / denominator;  // (1.4), (1.81)
   s.Ft = mu * s.Fn;                     // (1.3)
-  const double sa = std::sin(s.alpha), ca = std::cos(s.alpha);
+  const double sa = c.sin_alpha, ca = c.cos_alpha;
   if (engaging) {
     s.Fx = -s.Fn * sa - s.Ft * ca;  // (1.5)
     s.Fy = s.Fn * ca - s.Ft * sa;   // (1.6)

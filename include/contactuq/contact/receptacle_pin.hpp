@@ -103,12 +103,19 @@ class receptacle_arm {
   arm_direction direction() const noexcept { return direction_; }
 
  private:
-  // Incremental rotation theta (before selection) and region at separation d; returns the
-  // moment arms and alpha through the out-parameters.
-  pin_region kinematics(double d, double& theta, double& alpha, double& Lmn, double& Lmt) const;
-  // theta of A + B cos(theta*) + C sin(theta*) = 0 by (1.93); NaN when (1.90) fails.
-  double solve_rotation(double A, double B, double C) const;
+  // A root of A + B cos(theta*) + C sin(theta*) = 0 chosen by (1.93), with sin and cos of
+  // theta* = theta + theta0; theta is NaN when (1.90) fails.
+  struct rotation {
+    double theta, sin_ts, cos_ts;
+  };
+  rotation solve_rotation(double A, double B, double C) const;
   double select_rotation(double theta) const;  // (1.26)
+  // Geometry of the contact at separation d, before the rotation is selected by (1.26).
+  struct contact_point {
+    pin_region region;
+    double theta, alpha, sin_alpha, cos_alpha, Lmn, Lmt;
+  };
+  contact_point kinematics(double d) const;
   void locate_first_contact();
 
   receptacle_pin_params p_;
@@ -119,6 +126,7 @@ class receptacle_arm {
   double sin_phi_, cos_phi_, tan_phi_, cos_theta0_;
   double sign_cos_theta0_;  // m = sgn(cos theta0) of (1.26)
   critical_points critical_;
+  contact_point barrel_;  // constant on the barrel, (1.70)–(1.73)
 };
 
 // A receptacle: groups of arms sharing one parameter set and moving together.
