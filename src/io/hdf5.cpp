@@ -1,0 +1,781 @@
+#include "contactuq/io/hdf5.hpp"
+
+#include <fmt/format.h>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace contactuq::io::hdf5 {
+
+static_assert(std::is_same_v<hid_t, id_type>, "contactuq needs HDF5 >= 1.10 (64-bit hid_t)");
+
+namespace {
+
+// HDF5 prints its error stack to stderr unless told not to; the setting is per thread in
+// thread-safe builds (Debian's), so every entry point calls this.
+void quiet() {
+  thread_local bool done = false;
+  if (!done) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    done = true;
+  }
+}
+
+herr_t keep_innermost(unsigned, const H5E_error2_t* entry, void* data) {
+  if (entry->desc != nullptr && *entry->desc != '\0') *static_cast<std::string*>(data) = entry->desc;
+  return 0;
+}
+
+// HDF5's reason for the failure that just happened: the innermost entry of the error stack
+// (walking downward, from the API call to where the error was detected). Clears the stack.
+std::string hdf5_reason() {
+  std::string reason;
+  const hid_t stack = H5Eget_current_stack();
+  if (stack >= 0) {
+    H5Ewalk2(stack, H5E_WALK_DOWNWARD, keep_innermost, &reason);
+    H5Eclose_stack(stack);
+  }
+  return reason;
+}
+
+[[noreturn]] void throw_error(const std::string& file, const std::string& object,
+                              const std::string& what) {
+  const std::string reason = hdf5_reason();
+  throw error(file, object,
+              fmt::format("{}:{}: {}{}", file, object, what, reason.empty() ? "" : " (" + reason + ")"));
+}
+
+hid_t memory_type(numeric_type type) {
+  switch (type) {
+    case numeric_type::float64: return H5T_NATIVE_DOUBLE;
+    case numeric_type::int32: return H5T_NATIVE_INT32;
+    case numeric_type::int64: return H5T_NATIVE_INT64;
+    case numeric_type::uint32: return H5T_NATIVE_UINT32;
+    case numeric_type::uint64: return H5T_NATIVE_UINT64;
+  }
+  return H5T_NATIVE_DOUBLE;
+}
+
+// Little-endian standard types on disk, whatever the writing machine.
+hid_t file_type(numeric_type type) {
+  switch (type) {
+    case numeric_type::float64: return H5T_IEEE_F64LE;
+    case numeric_type::int32: return H5T_STD_I32LE;
+    case numeric_type::int64: return H5T_STD_I64LE;
+    case numeric_type::uint32: return H5T_STD_U32LE;
+    case numeric_type::uint64: return H5T_STD_U64LE;
+  }
+  return H5T_IEEE_F64LE;
+}
+
+handle variable_string_type() {
+  handle type(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.get(), H5T_VARIABLE);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  return type;
+}
+
+handle fixed_string_type(std::size_t width) {
+  handle type(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.get(), width);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+  return type;
+}
+
+handle simple_space(std::initializer_list<hsize_t> dims) {
+  const std::vector<hsize_t> d(dims);
+  return handle(H5Screate_simple(static_cast<int>(d.size()), d.data(), nullptr));
+}
+
+void reclaim(hid_t type, hid_t space, void* buffer) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5Treclaim(type, space, H5P_DEFAULT, buffer);
+#else
+  H5Dvlen_reclaim(type, space, H5P_DEFAULT, buffer);
+#endif
+}
+
+// Length of s cut to at most width bytes without splitting a UTF-8 character.
+std::size_t utf8_prefix(const std::string& s, std::size_t width) {
+  if (s.size() <= width) return s.size();
+  std::size_t cut = width;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return cut;
+}
+
+// Strings read with a memory type matching file type `type` (so no character-set conversion
+// is asked of HDF5) through `read(memory_type, buffer)`.
+template <class Read>
+std::vector<std::string> read_strings(hid_t type, std::size_t n, Read read, bool* ok) {
+  std::vector<std::string> out;
+  out.reserve(n);
+  handle memory(H5Tcopy(type));
+  if (H5Tis_variable_str(type) > 0) {
+    std::vector<char*> buffer(std::max<std::size_t>(n, 1), nullptr);
+    if (n > 0 && read(memory.get(), buffer.data()) < 0) return out;
+    for (std::size_t i = 0; i < n; ++i) out.emplace_back(buffer[i] != nullptr ? buffer[i] : "");
+    const hsize_t count = n;
+    handle space(H5Screate_simple(1, &count, nullptr));
+    if (n > 0) reclaim(memory.get(), space.get(), buffer.data());
+  } else {
+    const std::size_t width = H5Tget_size(type);
+    std::vector<char> buffer(std::max<std::size_t>(n * width, 1), '\0');
+    if (n > 0 && read(memory.get(), buffer.data()) < 0) return out;
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* begin = buffer.data() + i * width;
+      out.emplace_back(begin, ::strnlen(begin, width));
+    }
+  }
+  *ok = true;
+  return out;
+}
+
+// Dataset access list whose chunk cache holds four chunks (HDF5's default is 1 MiB), so that a
+// chunk filled by several appends is compressed and written once, when it leaves the cache or
+// the dataset is flushed.
+handle chunk_cache_access(std::size_t chunk_bytes) {
+  handle access(H5Pcreate(H5P_DATASET_ACCESS));
+  const std::size_t bytes = std::max<std::size_t>(std::size_t{1} << 20, 4 * chunk_bytes);
+  H5Pset_chunk_cache(access.get(), 521, bytes, 1.0);
+  return access;
+}
+
+std::size_t element_bytes(hid_t dataset_id) {
+  handle type(H5Dget_type(dataset_id));
+  return type.valid() ? H5Tget_size(type.get()) : 0;
+}
+
+}  // namespace
+
+error::error(std::string file, std::string object, const std::string& message)
+    : std::runtime_error(message), file_(std::move(file)), object_(std::move(object)) {}
+
+handle& handle::operator=(handle&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = other.release();
+  }
+  return *this;
+}
+
+void handle::reset() noexcept {
+  if (id_ >= 0) H5Idec_ref(id_);
+  id_ = -1;
+}
+
+// ---- node: attributes ----
+
+std::string node::child_path(std::string_view name) const {
+  return path_ == "/" ? fmt::format("/{}", name) : fmt::format("{}/{}", path_, name);
+}
+
+void node::fail(const std::string& object, const std::string& what) const {
+  throw_error(file_, object, what);
+}
+
+bool node::has_attribute(std::string_view name) const {
+  quiet();
+  const htri_t exists = H5Aexists(id(), std::string(name).c_str());
+  if (exists < 0) fail(path_, fmt::format("cannot look up attribute '{}'", name));
+  return exists > 0;
+}
+
+std::vector<std::string> node::attribute_names() const {
+  quiet();
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  const auto collect = [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+    static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+    return 0;
+  };
+  if (H5Aiterate2(id(), H5_INDEX_NAME, H5_ITER_INC, &index, collect, &names) < 0)
+    fail(path_, "cannot list attributes");
+  return names;
+}
+
+namespace {
+
+// Creates attribute `name` of `type` and `space` on `object`, replacing one of that name, and
+// writes `buffer` (unless the attribute has no elements).
+void write_attribute(const node& object, std::string_view name, hid_t type, hid_t memory,
+                     hid_t space, const void* buffer, bool empty) {
+  const std::string n(name);
+  const std::string where = object.path();
+  if (H5Aexists(object.id(), n.c_str()) > 0 && H5Adelete(object.id(), n.c_str()) < 0)
+    throw_error(object.file_name(), where, fmt::format("cannot replace attribute '{}'", n));
+  handle attribute(H5Acreate2(object.id(), n.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute.valid())
+    throw_error(object.file_name(), where, fmt::format("cannot create attribute '{}'", n));
+  if (!empty && H5Awrite(attribute.get(), memory, buffer) < 0)
+    throw_error(object.file_name(), where, fmt::format("cannot write attribute '{}'", n));
+}
+
+handle open_attribute(const node& object, std::string_view name) {
+  const std::string n(name);
+  handle attribute(H5Aopen(object.id(), n.c_str(), H5P_DEFAULT));
+  if (!attribute.valid())
+    throw_error(object.file_name(), object.path(), fmt::format("cannot open attribute '{}'", n));
+  return attribute;
+}
+
+std::size_t attribute_size(const node& object, hid_t attribute) {
+  handle space(H5Aget_space(attribute));
+  const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+  if (n < 0) throw_error(object.file_name(), object.path(), "cannot read an attribute's shape");
+  return static_cast<std::size_t>(n);
+}
+
+}  // namespace
+
+void node::set_attribute(std::string_view name, std::string_view value) {
+  quiet();
+  const std::string text(value);
+  const char* pointer = text.c_str();
+  handle type = variable_string_type();
+  handle space(H5Screate(H5S_SCALAR));
+  write_attribute(*this, name, type.get(), type.get(), space.get(), &pointer, false);
+}
+
+void node::set_attribute(std::string_view name, const std::vector<std::string>& values) {
+  quiet();
+  std::vector<const char*> pointers;
+  for (const auto& v : values) pointers.push_back(v.c_str());
+  handle type = variable_string_type();
+  handle space = simple_space({values.size()});
+  write_attribute(*this, name, type.get(), type.get(), space.get(), pointers.data(),
+                  values.empty());
+}
+
+void node::set_attribute(std::string_view name, std::span<const double> values) {
+  quiet();
+  handle space = simple_space({values.size()});
+  write_attribute(*this, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, space.get(), values.data(),
+                  values.empty());
+}
+
+void node::set_numeric_attribute(std::string_view name, numeric_type type, const void* value) {
+  quiet();
+  handle space(H5Screate(H5S_SCALAR));
+  write_attribute(*this, name, file_type(type), memory_type(type), space.get(), value, false);
+}
+
+std::vector<std::string> node::strings_attribute(std::string_view name) const {
+  quiet();
+  handle attribute = open_attribute(*this, name);
+  handle type(H5Aget_type(attribute.get()));
+  if (H5Tget_class(type.get()) != H5T_STRING)
+    fail(path_, fmt::format("attribute '{}' is not a string", name));
+  const std::size_t n = attribute_size(*this, attribute.get());
+  bool ok = false;
+  auto values = read_strings(
+      type.get(), n,
+      [&](hid_t memory, void* buffer) { return H5Aread(attribute.get(), memory, buffer); }, &ok);
+  if (!ok) fail(path_, fmt::format("cannot read attribute '{}'", name));
+  return values;
+}
+
+std::string node::string_attribute(std::string_view name) const {
+  auto values = strings_attribute(name);
+  if (values.size() != 1)
+    fail(path_, fmt::format("attribute '{}' holds {} strings, expected one", name, values.size()));
+  return std::move(values.front());
+}
+
+std::vector<double> node::doubles_attribute(std::string_view name) const {
+  quiet();
+  handle attribute = open_attribute(*this, name);
+  handle type(H5Aget_type(attribute.get()));
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER)
+    fail(path_, fmt::format("attribute '{}' is not numeric", name));
+  std::vector<double> values(attribute_size(*this, attribute.get()));
+  if (!values.empty() && H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, values.data()) < 0)
+    fail(path_, fmt::format("cannot read attribute '{}'", name));
+  return values;
+}
+
+void node::read_numeric_attribute(std::string_view name, numeric_type type, void* value) const {
+  quiet();
+  handle attribute = open_attribute(*this, name);
+  handle stored(H5Aget_type(attribute.get()));
+  const H5T_class_t type_class = H5Tget_class(stored.get());
+  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER)
+    fail(path_, fmt::format("attribute '{}' is not numeric", name));
+  if (attribute_size(*this, attribute.get()) != 1)
+    fail(path_, fmt::format("attribute '{}' is not a single number", name));
+  if (H5Aread(attribute.get(), memory_type(type), value) < 0)
+    fail(path_, fmt::format("cannot read attribute '{}'", name));
+}
+
+// ---- dataset ----
+
+std::vector<std::size_t> dataset::shape() const {
+  quiet();
+  handle space(H5Dget_space(id()));
+  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
+  if (rank < 0) fail(path_, "cannot read the dataset's shape");
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  return {dims.begin(), dims.end()};
+}
+
+std::size_t dataset::rows() const {
+  const auto dims = shape();
+  return dims.empty() ? 1 : dims.front();
+}
+
+std::size_t dataset::row_size() const {
+  const auto dims = shape();
+  std::size_t n = 1;
+  for (std::size_t k = 1; k < dims.size(); ++k) n *= dims[k];
+  return n;
+}
+
+std::size_t dataset::row_count(std::size_t elements) const {
+  const std::size_t per_row = row_size();
+  if (per_row == 0) {
+    if (elements != 0) fail(path_, "values given for rows of no elements");
+    return 0;
+  }
+  if (elements % per_row != 0)
+    fail(path_, fmt::format("{} values do not fill whole rows of {}", elements, per_row));
+  return elements / per_row;
+}
+
+std::vector<std::size_t> dataset::chunk_shape() const {
+  quiet();
+  handle create(H5Dget_create_plist(id()));
+  if (!create.valid()) fail(path_, "cannot read the dataset's creation properties");
+  if (H5Pget_layout(create.get()) != H5D_CHUNKED) return {};
+  std::vector<hsize_t> dims(shape().size());
+  if (H5Pget_chunk(create.get(), static_cast<int>(dims.size()), dims.data()) < 0)
+    fail(path_, "cannot read the chunk shape");
+  return {dims.begin(), dims.end()};
+}
+
+bool dataset::is_variable_text() const {
+  quiet();
+  handle type(H5Dget_type(id()));
+  return H5Tget_class(type.get()) == H5T_STRING && H5Tis_variable_str(type.get()) > 0;
+}
+
+void dataset::resize_rows(std::size_t rows) {
+  quiet();
+  auto dims = shape();
+  if (dims.empty()) fail(path_, "a scalar dataset has no rows");
+  dims.front() = rows;
+  const std::vector<hsize_t> extent(dims.begin(), dims.end());
+  if (H5Dset_extent(id(), extent.data()) < 0)
+    fail(path_, fmt::format("cannot resize to {} rows", rows));
+}
+
+namespace {
+
+// Selects rows [first, first + n) of `dataset_id` (all columns); returns the file space, or an
+// invalid handle when the rows lie outside the dataset.
+handle select_rows(hid_t dataset_id, std::size_t first, std::size_t n) {
+  handle space(H5Dget_space(dataset_id));
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1) return handle();
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  if (first + n > dims.front()) return handle();
+  std::vector<hsize_t> start(dims.size(), 0);
+  std::vector<hsize_t> count = dims;
+  start.front() = first;
+  count.front() = n;
+  if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                          nullptr) < 0)
+    return handle();
+  return space;
+}
+
+}  // namespace
+
+void dataset::write_rows(std::size_t first, std::span<const double> values) {
+  quiet();
+  const std::size_t n = row_count(values.size());
+  if (values.empty()) return;
+  handle space = select_rows(id(), first, n);
+  if (!space.valid())
+    fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first, first + n, rows()));
+  handle memory = simple_space({values.size()});
+  if (H5Dwrite(id(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, values.data()) < 0)
+    fail(path_, fmt::format("cannot write rows [{}, {})", first, first + n));
+}
+
+void dataset::write_rows(std::size_t first, std::span<const std::int32_t> values) {
+  quiet();
+  const std::size_t n = row_count(values.size());
+  if (values.empty()) return;
+  handle space = select_rows(id(), first, n);
+  if (!space.valid())
+    fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first, first + n, rows()));
+  handle memory = simple_space({values.size()});
+  if (H5Dwrite(id(), H5T_NATIVE_INT32, memory.get(), space.get(), H5P_DEFAULT, values.data()) < 0)
+    fail(path_, fmt::format("cannot write rows [{}, {})", first, first + n));
+}
+
+void dataset::write_rows(std::size_t first, const std::vector<std::string>& values) {
+  quiet();
+  const std::size_t n = row_count(values.size());
+  if (values.empty()) return;
+  handle type(H5Dget_type(id()));
+  if (H5Tget_class(type.get()) != H5T_STRING) fail(path_, "is not a string dataset");
+  handle space = select_rows(id(), first, n);
+  if (!space.valid())
+    fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first, first + n, rows()));
+  handle memory_space = simple_space({values.size()});
+  handle memory(H5Tcopy(type.get()));
+  herr_t status = 0;
+  if (H5Tis_variable_str(type.get()) > 0) {
+    std::vector<const char*> pointers;
+    for (const auto& v : values) pointers.push_back(v.c_str());
+    status = H5Dwrite(id(), memory.get(), memory_space.get(), space.get(), H5P_DEFAULT,
+                      pointers.data());
+  } else {
+    const std::size_t width = H5Tget_size(type.get());
+    std::vector<char> buffer(values.size() * width, '\0');
+    for (std::size_t i = 0; i < values.size(); ++i)
+      std::memcpy(buffer.data() + i * width, values[i].data(), utf8_prefix(values[i], width));
+    status = H5Dwrite(id(), memory.get(), memory_space.get(), space.get(), H5P_DEFAULT,
+                      buffer.data());
+  }
+  if (status < 0) fail(path_, fmt::format("cannot write rows [{}, {})", first, first + n));
+}
+
+void dataset::read_block(std::size_t first_row, std::size_t n, id_type memory_type,
+                         void* buffer) const {
+  const std::size_t elements = n * row_size();
+  if (elements == 0) return;
+  handle space = select_rows(id(), first_row, n);
+  if (!space.valid())
+    fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first_row, first_row + n,
+                            rows()));
+  handle memory = simple_space({elements});
+  if (H5Dread(id(), memory_type, memory.get(), space.get(), H5P_DEFAULT, buffer) < 0)
+    fail(path_, fmt::format("cannot read rows [{}, {})", first_row, first_row + n));
+}
+
+std::vector<double> dataset::read_doubles(std::size_t first_row, std::size_t n) const {
+  quiet();
+  std::vector<double> values(n * row_size());
+  read_block(first_row, n, H5T_NATIVE_DOUBLE, values.data());
+  return values;
+}
+
+std::vector<double> dataset::read_doubles() const { return read_doubles(0, rows()); }
+
+std::vector<std::int32_t> dataset::read_int32s(std::size_t first_row, std::size_t n) const {
+  quiet();
+  std::vector<std::int32_t> values(n * row_size());
+  read_block(first_row, n, H5T_NATIVE_INT32, values.data());
+  return values;
+}
+
+std::vector<std::int32_t> dataset::read_int32s() const { return read_int32s(0, rows()); }
+
+std::vector<std::string> dataset::read_texts(std::size_t first_row, std::size_t n) const {
+  quiet();
+  handle type(H5Dget_type(id()));
+  if (H5Tget_class(type.get()) != H5T_STRING) fail(path_, "is not a string dataset");
+  const bool scalar = shape().empty();
+  handle space;
+  if (scalar) {
+    if (first_row != 0 || n != 1) fail(path_, "a scalar string dataset holds one string");
+    space = handle(H5Dget_space(id()));
+  } else {
+    space = select_rows(id(), first_row, n);
+    if (!space.valid())
+      fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first_row, first_row + n,
+                              rows()));
+  }
+  handle memory_space = scalar ? handle(H5Screate(H5S_SCALAR)) : simple_space({n});
+  bool ok = false;
+  auto values = read_strings(
+      type.get(), n,
+      [&](hid_t memory, void* buffer) {
+        return H5Dread(id(), memory, memory_space.get(), space.get(), H5P_DEFAULT, buffer);
+      },
+      &ok);
+  if (!ok) fail(path_, fmt::format("cannot read rows [{}, {})", first_row, first_row + n));
+  return values;
+}
+
+std::vector<std::string> dataset::read_texts() const { return read_texts(0, rows()); }
+
+std::string dataset::read_text() const {
+  auto values = read_texts(0, 1);
+  return std::move(values.front());
+}
+
+void dataset::flush() {
+  quiet();
+  if (H5Dflush(id()) < 0) fail(path_, "cannot flush");
+}
+
+// ---- group ----
+
+group group::create_group(std::string_view name) {
+  quiet();
+  const std::string path = child_path(name);
+  handle g(H5Gcreate2(id(), std::string(name).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!g.valid()) fail(path, "cannot create group");
+  return group(std::move(g), file_, path);
+}
+
+group group::open_group(std::string_view name) const {
+  quiet();
+  const std::string path = child_path(name);
+  handle g(H5Gopen2(id(), std::string(name).c_str(), H5P_DEFAULT));
+  if (!g.valid()) fail(path, "cannot open group");
+  return group(std::move(g), file_, path);
+}
+
+bool group::contains(std::string_view name) const {
+  quiet();
+  const htri_t exists = H5Lexists(id(), std::string(name).c_str(), H5P_DEFAULT);
+  if (exists < 0) fail(child_path(name), "cannot look up");
+  return exists > 0;
+}
+
+std::vector<std::string> group::member_names() const {
+  quiet();
+  H5G_info_t info;
+  if (H5Gget_info(id(), &info) < 0) fail(path_, "cannot list members");
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t length = H5Lget_name_by_idx(id(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr,
+                                              0, H5P_DEFAULT);
+    if (length < 0) fail(path_, "cannot list members");
+    std::string name(static_cast<std::size_t>(length), '\0');
+    H5Lget_name_by_idx(id(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size() + 1,
+                       H5P_DEFAULT);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+dataset group::write(std::string_view name, std::span<const double> values) {
+  quiet();
+  const std::string path = child_path(name);
+  handle space = simple_space({values.size()});
+  handle d(H5Dcreate2(id(), std::string(name).c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                      H5P_DEFAULT, H5P_DEFAULT));
+  if (!d.valid()) fail(path, "cannot create dataset");
+  if (!values.empty() &&
+      H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    fail(path, "cannot write dataset");
+  return dataset(std::move(d), file_, path);
+}
+
+dataset group::write(std::string_view name, std::span<const double> row_major, std::size_t rows,
+                     std::size_t columns) {
+  quiet();
+  const std::string path = child_path(name);
+  if (row_major.size() != rows * columns)
+    fail(path, fmt::format("{} values given for {} x {}", row_major.size(), rows, columns));
+  handle space = simple_space({rows, columns});
+  handle d(H5Dcreate2(id(), std::string(name).c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                      H5P_DEFAULT, H5P_DEFAULT));
+  if (!d.valid()) fail(path, "cannot create dataset");
+  if (!row_major.empty() &&
+      H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, row_major.data()) < 0)
+    fail(path, "cannot write dataset");
+  return dataset(std::move(d), file_, path);
+}
+
+dataset group::write_text(std::string_view name, std::string_view text) {
+  quiet();
+  const std::string path = child_path(name);
+  const std::string value(text);
+  const char* pointer = value.c_str();
+  handle type = variable_string_type();
+  handle space(H5Screate(H5S_SCALAR));
+  handle d(H5Dcreate2(id(), std::string(name).c_str(), type.get(), space.get(), H5P_DEFAULT,
+                      H5P_DEFAULT, H5P_DEFAULT));
+  if (!d.valid()) fail(path, "cannot create dataset");
+  if (H5Dwrite(d.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &pointer) < 0)
+    fail(path, "cannot write dataset");
+  return dataset(std::move(d), file_, path);
+}
+
+dataset group::write_texts(std::string_view name, const std::vector<std::string>& texts) {
+  quiet();
+  const std::string path = child_path(name);
+  std::vector<const char*> pointers;
+  for (const auto& t : texts) pointers.push_back(t.c_str());
+  handle type = variable_string_type();
+  handle space = simple_space({texts.size()});
+  handle d(H5Dcreate2(id(), std::string(name).c_str(), type.get(), space.get(), H5P_DEFAULT,
+                      H5P_DEFAULT, H5P_DEFAULT));
+  if (!d.valid()) fail(path, "cannot create dataset");
+  if (!texts.empty() &&
+      H5Dwrite(d.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0)
+    fail(path, "cannot write dataset");
+  return dataset(std::move(d), file_, path);
+}
+
+dataset group::create_appendable(std::string_view name, const appendable_options& options) {
+  quiet();
+  const std::string path = child_path(name);
+  if (options.deflate_level < 0 || options.deflate_level > 9)
+    fail(path, fmt::format("deflate_level = {}: must be 0..9", options.deflate_level));
+  if (options.type == element::text && options.text_width == 0)
+    fail(path, "text_width = 0: must be >= 1 for text");
+
+  handle type;
+  hid_t type_id = H5T_IEEE_F64LE;
+  std::size_t bytes = 8;
+  if (options.type == element::int32) {
+    type_id = H5T_STD_I32LE;
+    bytes = 4;
+  } else if (options.type == element::text) {
+    type = fixed_string_type(options.text_width);
+    type_id = type.get();
+    bytes = options.text_width;
+  }
+
+  const bool two_d = options.columns.has_value();
+  const hsize_t columns = two_d ? *options.columns : 1;
+  const std::size_t row_bytes = bytes * std::max<hsize_t>(columns, 1);
+  constexpr std::size_t target_chunk_bytes = 256 * 1024;
+  const hsize_t chunk_rows =
+      options.chunk_rows > 0
+          ? options.chunk_rows
+          : std::clamp<std::size_t>(target_chunk_bytes / row_bytes, 1, 4096);
+
+  // A dimension of 0 columns is made unlimited: HDF5 wants chunk extents >= 1 and no larger
+  // than a fixed maximum.
+  const hsize_t dims[2] = {0, columns};
+  const hsize_t max_dims[2] = {H5S_UNLIMITED, columns > 0 ? columns : H5S_UNLIMITED};
+  const hsize_t chunk[2] = {chunk_rows, std::max<hsize_t>(columns, 1)};
+  const int rank = two_d ? 2 : 1;
+  handle space(H5Screate_simple(rank, dims, max_dims));
+  handle create(H5Pcreate(H5P_DATASET_CREATE));
+  if (H5Pset_chunk(create.get(), rank, chunk) < 0) fail(path, "cannot set the chunk shape");
+  if (options.deflate_level > 0) {
+    if (options.type != element::text) H5Pset_shuffle(create.get());
+    if (H5Pset_deflate(create.get(), static_cast<unsigned>(options.deflate_level)) < 0)
+      fail(path, "cannot set deflate compression");
+  }
+  if (options.type == element::float64)
+    H5Pset_fill_value(create.get(), H5T_NATIVE_DOUBLE, &options.fill);
+  else if (options.type == element::int32)
+    H5Pset_fill_value(create.get(), H5T_NATIVE_INT32, &options.integer_fill);
+  handle access = chunk_cache_access(chunk_rows * row_bytes);
+  handle d(H5Dcreate2(id(), std::string(name).c_str(), type_id, space.get(), H5P_DEFAULT,
+                      create.get(), access.get()));
+  if (!d.valid()) fail(path, "cannot create dataset");
+  return dataset(std::move(d), file_, path);
+}
+
+dataset group::open_dataset(std::string_view name) const {
+  quiet();
+  const std::string path = child_path(name);
+  const std::string n(name);
+  handle d(H5Dopen2(id(), n.c_str(), H5P_DEFAULT));
+  if (!d.valid()) fail(path, "cannot open dataset");
+  // Reopen with a chunk cache sized to the dataset's chunks (see chunk_cache_access).
+  handle create(H5Dget_create_plist(d.get()));
+  if (create.valid() && H5Pget_layout(create.get()) == H5D_CHUNKED) {
+    const int rank = H5Pget_chunk(create.get(), 0, nullptr);
+    std::vector<hsize_t> chunk(static_cast<std::size_t>(std::max(rank, 0)));
+    H5Pget_chunk(create.get(), rank, chunk.data());
+    std::size_t bytes = element_bytes(d.get());
+    for (const hsize_t c : chunk) bytes *= c;
+    if (4 * bytes > (std::size_t{1} << 20)) {
+      d.reset();
+      handle access = chunk_cache_access(bytes);
+      d = handle(H5Dopen2(id(), n.c_str(), access.get()));
+      if (!d.valid()) fail(path, "cannot open dataset");
+    }
+  }
+  return dataset(std::move(d), file_, path);
+}
+
+// ---- file ----
+
+namespace {
+
+handle open_file(const std::filesystem::path& path, file_mode mode, const file_options& options) {
+  quiet();
+  const std::string name = path.string();
+  handle access(H5Pcreate(H5P_FILE_ACCESS));
+  if (options.latest_format &&
+      H5Pset_libver_bounds(access.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0)
+    throw_error(name, "/", "cannot ask for the latest file format");
+  if (options.recover && mode == file_mode::read_write) {
+    // The property h5clear sets; HDF5 registers it on every file access list but has no
+    // function for it.
+    hbool_t clear = 1;
+    if (H5Pexist(access.get(), "clear_status_flags") <= 0 ||
+        H5Pset(access.get(), "clear_status_flags", &clear) < 0)
+      throw_error(name, "/", "this HDF5 library cannot recover files left by a SWMR writer");
+  }
+  hid_t id = -1;
+  switch (mode) {
+    case file_mode::create:
+      id = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get());
+      if (id < 0) throw_error(name, "/", "cannot create file");
+      break;
+    case file_mode::read_write:
+      id = H5Fopen(name.c_str(), H5F_ACC_RDWR, access.get());
+      if (id < 0) throw_error(name, "/", "cannot open file for writing");
+      break;
+    case file_mode::read_only:
+      id = H5Fopen(name.c_str(), H5F_ACC_RDONLY | (options.swmr_read ? H5F_ACC_SWMR_READ : 0u),
+                   access.get());
+      if (id < 0) throw_error(name, "/", "cannot open file");
+      break;
+  }
+  return handle(id);
+}
+
+void convert_datasets(hid_t location, const std::string& file_name, const std::string& path) {
+  H5G_info_t info;
+  if (H5Gget_info(location, &info) < 0) throw_error(file_name, path, "cannot list members");
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    handle object(H5Oopen_by_idx(location, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT));
+    if (!object.valid()) throw_error(file_name, path, "cannot open a member");
+    const H5I_type_t type = H5Iget_type(object.get());
+    if (type == H5I_GROUP) {
+      convert_datasets(object.get(), file_name, path);
+    } else if (type == H5I_DATASET) {
+      handle create(H5Dget_create_plist(object.get()));
+      if (H5Pget_layout(create.get()) == H5D_CHUNKED && H5Dformat_convert(object.get()) < 0)
+        throw_error(file_name, path, "cannot convert a dataset to the HDF5 1.8 format");
+    }
+  }
+}
+
+}  // namespace
+
+file::file(const std::filesystem::path& path, file_mode mode, const file_options& options)
+    : group(open_file(path, mode, options), path.string(), "/") {}
+
+void file::flush() {
+  quiet();
+  if (H5Fflush(id(), H5F_SCOPE_LOCAL) < 0) fail(path_, "cannot flush file");
+}
+
+void file::start_swmr_write() {
+  quiet();
+  if (H5Fstart_swmr_write(id()) < 0) fail(path_, "cannot start SWMR writing");
+}
+
+void file::convert_for_old_readers() {
+  quiet();
+  convert_datasets(id(), file_, path_);
+  if (H5Fformat_convert(id()) < 0) fail(path_, "cannot convert the file to the HDF5 1.8 format");
+}
+
+void file::close() {
+  quiet();
+  if (!handle_.valid()) return;
+  if (H5Fclose(handle_.release()) < 0) fail(path_, "cannot close file");
+}
+
+}  // namespace contactuq::io::hdf5
