@@ -79,7 +79,7 @@ void add_curve_command(CLI::App& app, int& exit_code) {
   sub->add_option("study", o->study, "Study file (TOML), e.g. studies/williams_bifurcated.toml")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("-o,--output", o->output, "Write the curves to OUT.csv");
+  sub->add_option("-o,--output", o->output, "Write the curves to OUT.csv or OUT.h5");
   sub->add_flag("-q,--quiet", o->quiet, "Print only where the results went");
   sub->callback([o, &exit_code] {
     const auto doc = io::study_document::load(o->study);
@@ -92,10 +92,16 @@ void add_curve_command(CLI::App& app, int& exit_code) {
     }
     if (!o->output.empty()) {
       const std::filesystem::path out(o->output);
-      if (out.extension() != ".csv")
-        throw std::invalid_argument(fmt::format("-o {}: the output must end in .csv", o->output));
-      study::write_curve_csv(out, options, cases);
-      fmt::print("\nwrote {} ({} rows)\n", o->output, cases.size() * cases.front().curve.x.size());
+      if (out.extension() == ".csv") {
+        study::write_curve_csv(out, options, cases);
+        fmt::print("\nwrote {} ({} rows)\n", o->output, cases.size() * cases.front().curve.x.size());
+      } else if (out.extension() == ".h5") {
+        study::write_curve_hdf5(out, doc, options, cases);
+        fmt::print("\nwrote {} ({} case{} x {} points)\n", o->output, cases.size(), cases.size() == 1 ? "" : "s",
+                   cases.front().curve.x.size());
+      } else {
+        throw std::invalid_argument(fmt::format("-o {}: the output must end in .csv or .h5", o->output));
+      }
     }
     exit_code = 0;
   });

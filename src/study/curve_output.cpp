@@ -4,7 +4,10 @@
 #include <fmt/os.h>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
+
+#include "contactuq/io/hdf5.hpp"
 
 namespace contactuq::study {
 namespace {
@@ -63,6 +66,90 @@ void write_curve_csv(const std::filesystem::path& path, const curve_study_option
   } catch (const std::system_error& e) {
     throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), e.code().message()));
   }
+}
+
+void write_curve_hdf5(const std::filesystem::path& path, const io::study_document& study,
+                      const curve_study_options& options, const std::vector<curve_case>& cases) {
+  namespace h5 = io::hdf5;
+  const output_units& u = options.units;
+  const std::size_t k = cases.size(), n = cases.front().curve.x.size();
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+  h5::file file(path, h5::file_mode::create);
+  auto text = file.write_text("study", study.text());
+  text.set_attribute("file", study.file());
+  text.set_attribute("title", options.title);
+  text.set_attribute("contactuq_version", CONTACTUQ_VERSION);
+
+  // A [k x n] (or [k x columns]) matrix in output units, one row per sweep case.
+  auto write_matrix = [&](h5::group& g, std::string_view name, units::dimension dim, std::size_t columns,
+                          auto&& value) {
+    std::vector<double> data;
+    data.reserve(k * columns);
+    for (std::size_t c = 0; c < k; ++c)
+      for (std::size_t i = 0; i < columns; ++i) data.push_back(u.from_si(value(cases[c], i), dim));
+    g.write(name, data, k, columns).set_attribute("units", u.unit_for(dim));
+  };
+  auto write_vector = [&](h5::group& g, std::string_view name, units::dimension dim, auto&& value) {
+    std::vector<double> data;
+    for (const auto& c : cases) data.push_back(u.from_si(value(c), dim));
+    g.write(name, data).set_attribute("units", u.unit_for(dim));
+  };
+
+  const auto& first = cases.front().curve;
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = u.from_si(first.x[i], units::length);
+  file.write("x", x).set_attribute("units", u.unit_for(units::length));
+  file.write("v_norm", first.v_norm).set_attribute("units", "");
+  write_matrix(file, "Fx_total", units::force, n, [](const curve_case& c, std::size_t i) { return c.curve.Fx_total[i]; });
+  write_matrix(file, "Fy_total", units::force, n, [](const curve_case& c, std::size_t i) { return c.curve.Fy_total[i]; });
+
+  struct field {
+    const char* name;
+    units::dimension dim;
+    double contact::arm_state::*member;
+  };
+  const field fields[] = {{"Fx", units::force, &contact::arm_state::Fx},
+                          {"Fy", units::force, &contact::arm_state::Fy},
+                          {"Fn", units::force, &contact::arm_state::Fn},
+                          {"Ft", units::force, &contact::arm_state::Ft},
+                          {"theta", units::angle, &contact::arm_state::theta},
+                          {"alpha", units::angle, &contact::arm_state::alpha},
+                          {"Lmn", units::length, &contact::arm_state::Lmn},
+                          {"Lmt", units::length, &contact::arm_state::Lmt}};
+  auto groups = file.create_group("groups");
+  for (std::size_t g = 0; g < options.arms.size(); ++g) {
+    auto grp = groups.create_group(fmt::format("g{}", g + 1));
+    grp.set_attribute("d0", u.from_si(options.arms[g].d0, units::length));
+    grp.set_attribute("d0_units", u.unit_for(units::length));
+    grp.set_attribute("direction", contact::to_string(options.arms[g].direction));
+    grp.set_attribute("count", static_cast<std::int32_t>(options.arms[g].count));
+    for (const field& f : fields)
+      write_matrix(grp, f.name, f.dim, n,
+                   [&](const curve_case& c, std::size_t i) { return c.curve.group_states[g][i].*f.member; });
+    write_vector(grp, "x_c", units::length,
+                 [&](const curve_case& c) { return c.summary.groups[g].xc.value_or(nan); });
+    write_matrix(grp, "x_cr", units::length, 4,
+                 [&](const curve_case& c, std::size_t i) { return c.summary.groups[g].x_cr[i]; });
+  }
+
+  auto summary = file.create_group("summary");
+  write_vector(summary, "peak_insertion", units::force, [](const curve_case& c) { return c.summary.peak_insertion; });
+  write_vector(summary, "peak_insertion_x", units::length, [](const curve_case& c) { return c.summary.peak_insertion_x; });
+  write_vector(summary, "peak_withdrawal", units::force, [](const curve_case& c) { return c.summary.peak_withdrawal; });
+  write_vector(summary, "peak_withdrawal_x", units::length, [](const curve_case& c) { return c.summary.peak_withdrawal_x; });
+
+  if (options.sweep) {
+    units::dimension dim = units::dimensionless;
+    for (const auto& p : receptacle_pin_parameters())
+      if (options.sweep->parameter == p.name) dim = p.dim;
+    std::vector<double> values;
+    for (const auto& c : cases) values.push_back(u.from_si(*c.sweep_value, dim));
+    auto ds = file.write("sweep", values);
+    ds.set_attribute("parameter", options.sweep->parameter);
+    ds.set_attribute("units", u.unit_for(dim));
+  }
+  file.close();
 }
 
 }  // namespace contactuq::study

@@ -7,6 +7,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "contactuq/io/hdf5.hpp"
 #include "contactuq/study/curve_output.hpp"
 
 using namespace contactuq;
@@ -114,5 +115,33 @@ TEST_CASE("the CSV has the documented columns, units and values", "[curve_study]
   CHECK(rows == 5 * 1000);
   // Last row: mu = 0.5, back at x = 0; the disengaging arm is on the barrel, the engaging arm is off the pin.
   CHECK(last.rfind("0.5,0,0,0,0,0,0,,,", 0) == 0);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("the HDF5 output holds the study, the curves and the summary in output units", "[curve_study]") {
+  const auto doc = io::study_document::load(source_dir + "/studies/williams_sweep_theta0.toml");
+  const auto options = read_curve_study(doc);
+  const auto cases = run_curve_study(options);
+  const auto path = std::filesystem::temp_directory_path() / "contactuq_curve_test.h5";
+  write_curve_hdf5(path, doc, options, cases);
+
+  io::hdf5::file f(path, io::hdf5::file_mode::read_only);
+  CHECK(f.open_dataset("study").read_text() == doc.text());
+  const auto fx = f.open_dataset("Fx_total");
+  REQUIRE(fx.shape() == std::vector<std::size_t>{5, 1000});
+  CHECK(fx.string_attribute("units") == "grf");
+  const auto values = fx.read_doubles();
+  constexpr double grf = 9.80665e-3;
+  for (std::size_t c = 0; c < 5; ++c)
+    for (std::size_t i = 0; i < 1000; i += 97) CHECK(values[c * 1000 + i] == Approx(cases[c].curve.Fx_total[i] / grf));
+  const auto sweep = f.open_dataset("sweep");
+  CHECK(sweep.string_attribute("parameter") == "theta0");
+  CHECK(sweep.read_doubles() == std::vector<double>{-0.5, -0.25, 0.0, 0.25, 0.5});
+  const auto theta = f.open_group("groups").open_group("g1").open_dataset("theta").read_doubles();
+  CHECK(*std::max_element(theta.begin() + 2000, theta.begin() + 3000) == Approx(1.3374).margin(5e-4));
+  CHECK(f.open_group("groups").open_group("g2").string_attribute("direction") == "disengage");
+  const auto peak = f.open_group("summary").open_dataset("peak_insertion").read_doubles();
+  for (std::size_t c = 0; c < 5; ++c) CHECK(peak[c] == Approx(cases[c].summary.peak_insertion / grf));
+  f.close();
   std::filesystem::remove(path);
 }
