@@ -165,6 +165,15 @@ std::string study_table::string(std::string_view key) const {
   return *n.value<std::string>();
 }
 
+std::vector<std::string> study_table::strings(std::string_view key) const {
+  const toml::array* array = node(key).as_array();
+  if (!array || array->empty() || !array->is_homogeneous(toml::node_type::string))
+    fail(key, "expected a non-empty array of strings, e.g. [\"a\", \"b\"]");
+  std::vector<std::string> out;
+  for (const toml::node& item : *array) out.push_back(*item.value<std::string>());
+  return out;
+}
+
 std::string study_table::string_or(std::string_view key, std::string fallback) const {
   return has(key) ? string(key) : fallback;
 }

@@ -54,6 +54,13 @@ TEST_CASE("parameter errors from validation point at the key that set the parame
   CHECK_THROWS_WITH(model.fail(parameter_error("geometry", "bad geometry")), Contains("s.toml:1: [model]: bad geometry"));
 }
 
+TEST_CASE("arrays of strings are read whole or rejected with the key", "[study_file]") {
+  const auto t = doc("names = [\"hertz\", \"brake\"]\nmixed = [\"a\", 1]\nempty = []\n").root();
+  CHECK(t.strings("names") == std::vector<std::string>{"hertz", "brake"});
+  CHECK_THROWS_WITH(t.strings("mixed"), Contains("s.toml:2: mixed") && Contains("array of strings"));
+  CHECK_THROWS_WITH(t.strings("empty"), Contains("s.toml:3: empty"));
+}
+
 TEST_CASE("TOML syntax errors and missing files are located", "[study_file]") {
   CHECK_THROWS_WITH(doc("[model]\nL = \"0.3 in\n"), Contains("s.toml:2: TOML syntax error"));
   CHECK_THROWS_WITH(study_document::load("/nonexistent/study.toml"),

@@ -73,6 +73,7 @@ class study_table {
   double quantity_or(std::string_view key, units::dimension dim, double fallback) const;
   std::vector<double> quantities(std::string_view key, units::dimension dim) const;
   std::string string(std::string_view key) const;
+  std::vector<std::string> strings(std::string_view key) const;  ///< a non-empty array of strings
   std::string string_or(std::string_view key, std::string fallback) const;
   // A string that must be one of `allowed`.
   std::string choice(std::string_view key, std::initializer_list<std::string_view> allowed,
