@@ -21,15 +21,18 @@ void design_options::validate() const {
   require(kind == design_kind::monte_carlo || kind == design_kind::latin_hypercube ||
               kind == design_kind::maximin_latin_hypercube,
           "kind", static_cast<double>(kind), "", "a design_kind");
-  require(position == stratum_position::random || position == stratum_position::centred,
-          "position", static_cast<double>(position), "", "a stratum_position");
+  require(position == stratum_position::random || position == stratum_position::centred, "position",
+          static_cast<double>(position), "", "a stratum_position");
 }
 
 std::string to_string(design_kind kind) {
   switch (kind) {
-    case design_kind::monte_carlo: return "monte_carlo";
-    case design_kind::latin_hypercube: return "latin_hypercube";
-    case design_kind::maximin_latin_hypercube: return "maximin_latin_hypercube";
+    case design_kind::monte_carlo:
+      return "monte_carlo";
+    case design_kind::latin_hypercube:
+      return "latin_hypercube";
+    case design_kind::maximin_latin_hypercube:
+      return "maximin_latin_hypercube";
   }
   return "unknown";
 }
@@ -110,8 +113,8 @@ void maximin_optimise(Eigen::MatrixXd& u, const design_options& options) {
   Eigen::MatrixXd pts = u.transpose();
   engine e = make_engine(options.seed, stream_purpose::maximin_swaps, 0);
   const double half_p = 0.5 * options.maximin_exponent;
-  std::vector<double> old_a(static_cast<std::size_t>(n)), old_b(old_a.size()),
-      new_a(old_a.size()), new_b(old_a.size());
+  std::vector<double> old_a(static_cast<std::size_t>(n)), old_b(old_a.size()), new_a(old_a.size()),
+      new_b(old_a.size());
   Eigen::VectorXd swapped_a(d), swapped_b(d);
 
   for (std::size_t iter = 0; iter < options.maximin_iterations; ++iter) {

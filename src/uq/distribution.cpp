@@ -1,14 +1,14 @@
 #include "contactuq/uq/distribution.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
 #include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/lognormal.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/triangular.hpp>
 #include <boost/math/distributions/weibull.hpp>
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -263,7 +263,8 @@ distribution make_discrete(std::vector<double> values, std::vector<double> weigh
 
   distribution d;
   d.kind_ = distribution_kind::discrete;
-  for (std::size_t i = 0; i < n; ++i) d.parameters_.emplace_back(fmt::format("value_{}", i), values[i]);
+  for (std::size_t i = 0; i < n; ++i)
+    d.parameters_.emplace_back(fmt::format("value_{}", i), values[i]);
   for (std::size_t i = 0; i < weights.size(); ++i) {
     d.parameters_.emplace_back(fmt::format("weight_{}", i), weights[i]);
   }
@@ -332,9 +333,8 @@ distribution discrete_from_map(const std::map<std::string, double>& params) {
     }
   }
   if (values.empty()) {
-    throw parameter_error("value_0",
-                          fmt::format("discrete: missing parameter 'value_0'; discrete takes {}",
-                                      takes));
+    throw parameter_error(
+        "value_0", fmt::format("discrete: missing parameter 'value_0'; discrete takes {}", takes));
   }
   const long n = values.rbegin()->first + 1;
   for (long i = 0; i < n; ++i) {
@@ -442,14 +442,19 @@ std::string distribution::describe() const {
 
 double distribution::lower() const {
   switch (kind_) {
-    case distribution_kind::normal: return -inf;
+    case distribution_kind::normal:
+      return -inf;
     case distribution_kind::lognormal:
-    case distribution_kind::weibull: return 0.0;
+    case distribution_kind::weibull:
+      return 0.0;
     case distribution_kind::uniform:
-    case distribution_kind::triangular: return p_[0];
+    case distribution_kind::triangular:
+      return p_[0];
     case distribution_kind::truncated_normal:
-    case distribution_kind::beta: return p_[2];
-    case distribution_kind::discrete: return values_.front();
+    case distribution_kind::beta:
+      return p_[2];
+    case distribution_kind::discrete:
+      return values_.front();
   }
   return nan;
 }
@@ -458,20 +463,25 @@ double distribution::upper() const {
   switch (kind_) {
     case distribution_kind::normal:
     case distribution_kind::lognormal:
-    case distribution_kind::weibull: return inf;
-    case distribution_kind::uniform: return p_[1];
-    case distribution_kind::triangular: return p_[2];
+    case distribution_kind::weibull:
+      return inf;
+    case distribution_kind::uniform:
+      return p_[1];
+    case distribution_kind::triangular:
+      return p_[2];
     case distribution_kind::truncated_normal:
-    case distribution_kind::beta: return p_[3];
-    case distribution_kind::discrete: return values_.back();
+    case distribution_kind::beta:
+      return p_[3];
+    case distribution_kind::discrete:
+      return values_.back();
   }
   return nan;
 }
 
 double distribution::quantile(double u) const {
   if (!(u >= 0.0 && u <= 1.0)) {
-    throw parameter_error("u", fmt::format("{} quantile: u = {}: must be in [0, 1]", name(),
-                                           format_value(u)));
+    throw parameter_error(
+        "u", fmt::format("{} quantile: u = {}: must be in [0, 1]", name(), format_value(u)));
   }
   if (is_discrete()) {
     // Smallest x_k with F(x_k) >= u.
@@ -481,8 +491,10 @@ double distribution::quantile(double u) const {
   if (u == 0.0) return lower();
   if (u == 1.0) return upper();
   switch (kind_) {
-    case distribution_kind::normal: return bm::quantile(normal_dist(p_[0], p_[1]), u);
-    case distribution_kind::lognormal: return bm::quantile(lognormal_dist(p_[0], p_[1]), u);
+    case distribution_kind::normal:
+      return bm::quantile(normal_dist(p_[0], p_[1]), u);
+    case distribution_kind::lognormal:
+      return bm::quantile(lognormal_dist(p_[0], p_[1]), u);
     case distribution_kind::uniform: {
       // a + u (b - a), kept inside [a, b] against rounding.
       return std::clamp(p_[0] + u * (p_[1] - p_[0]), p_[0], p_[1]);
@@ -497,8 +509,10 @@ double distribution::quantile(double u) const {
       const double y = bm::quantile(beta_dist(p_[0], p_[1]), u);
       return std::clamp(p_[2] + y * (p_[3] - p_[2]), p_[2], p_[3]);
     }
-    case distribution_kind::weibull: return bm::quantile(weibull_dist(p_[0], p_[1]), u);
-    case distribution_kind::discrete: break;
+    case distribution_kind::weibull:
+      return bm::quantile(weibull_dist(p_[0], p_[1]), u);
+    case distribution_kind::discrete:
+      break;
   }
   return nan;
 }
@@ -513,18 +527,24 @@ double distribution::cdf(double x) const {
   if (x <= lower()) return 0.0;
   if (x >= upper()) return 1.0;
   switch (kind_) {
-    case distribution_kind::normal: return bm::cdf(normal_dist(p_[0], p_[1]), x);
-    case distribution_kind::lognormal: return bm::cdf(lognormal_dist(p_[0], p_[1]), x);
-    case distribution_kind::uniform: return (x - p_[0]) / (p_[1] - p_[0]);
+    case distribution_kind::normal:
+      return bm::cdf(normal_dist(p_[0], p_[1]), x);
+    case distribution_kind::lognormal:
+      return bm::cdf(lognormal_dist(p_[0], p_[1]), x);
+    case distribution_kind::uniform:
+      return (x - p_[0]) / (p_[1] - p_[0]);
     case distribution_kind::truncated_normal: {
       const truncated_standard t((p_[2] - p_[0]) / p_[1], (p_[3] - p_[0]) / p_[1]);
       return std::clamp(t.cdf((x - p_[0]) / p_[1]), 0.0, 1.0);
     }
-    case distribution_kind::triangular: return bm::cdf(triangular_dist(p_[0], p_[1], p_[2]), x);
+    case distribution_kind::triangular:
+      return bm::cdf(triangular_dist(p_[0], p_[1], p_[2]), x);
     case distribution_kind::beta:
       return bm::cdf(beta_dist(p_[0], p_[1]), (x - p_[2]) / (p_[3] - p_[2]));
-    case distribution_kind::weibull: return bm::cdf(weibull_dist(p_[0], p_[1]), x);
-    case distribution_kind::discrete: break;
+    case distribution_kind::weibull:
+      return bm::cdf(weibull_dist(p_[0], p_[1]), x);
+    case distribution_kind::discrete:
+      break;
   }
   return nan;
 }
@@ -538,36 +558,48 @@ double distribution::pdf(double x) const {
   }
   if (x < lower() || x > upper() || std::isinf(x)) return 0.0;
   switch (kind_) {
-    case distribution_kind::normal: return bm::pdf(normal_dist(p_[0], p_[1]), x);
-    case distribution_kind::lognormal: return bm::pdf(lognormal_dist(p_[0], p_[1]), x);
-    case distribution_kind::uniform: return 1.0 / (p_[1] - p_[0]);
+    case distribution_kind::normal:
+      return bm::pdf(normal_dist(p_[0], p_[1]), x);
+    case distribution_kind::lognormal:
+      return bm::pdf(lognormal_dist(p_[0], p_[1]), x);
+    case distribution_kind::uniform:
+      return 1.0 / (p_[1] - p_[0]);
     case distribution_kind::truncated_normal: {
       const truncated_standard t((p_[2] - p_[0]) / p_[1], (p_[3] - p_[0]) / p_[1]);
       return std_normal_pdf((x - p_[0]) / p_[1]) / (p_[1] * t.z_mass);
     }
-    case distribution_kind::triangular: return bm::pdf(triangular_dist(p_[0], p_[1], p_[2]), x);
+    case distribution_kind::triangular:
+      return bm::pdf(triangular_dist(p_[0], p_[1], p_[2]), x);
     case distribution_kind::beta: {
       const double width = p_[3] - p_[2];
       return bm::pdf(beta_dist(p_[0], p_[1]), (x - p_[2]) / width) / width;
     }
-    case distribution_kind::weibull: return bm::pdf(weibull_dist(p_[0], p_[1]), x);
-    case distribution_kind::discrete: break;
+    case distribution_kind::weibull:
+      return bm::pdf(weibull_dist(p_[0], p_[1]), x);
+    case distribution_kind::discrete:
+      break;
   }
   return nan;
 }
 
 double distribution::mean() const {
   switch (kind_) {
-    case distribution_kind::normal: return p_[0];
-    case distribution_kind::lognormal: return std::exp(p_[0] + 0.5 * p_[1] * p_[1]);
-    case distribution_kind::uniform: return 0.5 * (p_[0] + p_[1]);
+    case distribution_kind::normal:
+      return p_[0];
+    case distribution_kind::lognormal:
+      return std::exp(p_[0] + 0.5 * p_[1] * p_[1]);
+    case distribution_kind::uniform:
+      return 0.5 * (p_[0] + p_[1]);
     case distribution_kind::truncated_normal: {
       const truncated_standard t((p_[2] - p_[0]) / p_[1], (p_[3] - p_[0]) / p_[1]);
       return p_[0] + p_[1] * (std_normal_pdf(t.al) - std_normal_pdf(t.be)) / t.z_mass;
     }
-    case distribution_kind::triangular: return (p_[0] + p_[1] + p_[2]) / 3.0;
-    case distribution_kind::beta: return p_[2] + (p_[3] - p_[2]) * p_[0] / (p_[0] + p_[1]);
-    case distribution_kind::weibull: return p_[1] * std::tgamma(1.0 + 1.0 / p_[0]);
+    case distribution_kind::triangular:
+      return (p_[0] + p_[1] + p_[2]) / 3.0;
+    case distribution_kind::beta:
+      return p_[2] + (p_[3] - p_[2]) * p_[0] / (p_[0] + p_[1]);
+    case distribution_kind::weibull:
+      return p_[1] * std::tgamma(1.0 + 1.0 / p_[0]);
     case distribution_kind::discrete: {
       double m = 0.0;
       for (std::size_t k = 0; k < values_.size(); ++k) m += probabilities_[k] * values_[k];
@@ -579,9 +611,12 @@ double distribution::mean() const {
 
 double distribution::stddev() const {
   switch (kind_) {
-    case distribution_kind::normal: return p_[1];
-    case distribution_kind::lognormal: return mean() * std::sqrt(std::expm1(p_[1] * p_[1]));
-    case distribution_kind::uniform: return (p_[1] - p_[0]) / std::sqrt(12.0);
+    case distribution_kind::normal:
+      return p_[1];
+    case distribution_kind::lognormal:
+      return mean() * std::sqrt(std::expm1(p_[1] * p_[1]));
+    case distribution_kind::uniform:
+      return (p_[1] - p_[0]) / std::sqrt(12.0);
     case distribution_kind::truncated_normal: {
       const truncated_standard t((p_[2] - p_[0]) / p_[1], (p_[3] - p_[0]) / p_[1]);
       const double r = (std_normal_pdf(t.al) - std_normal_pdf(t.be)) / t.z_mass;

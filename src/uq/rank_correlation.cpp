@@ -1,11 +1,11 @@
 #include "contactuq/uq/rank_correlation.hpp"
 
-#include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
-#include <boost/math/distributions/normal.hpp>
 #include <fmt/format.h>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -143,13 +143,14 @@ Eigen::MatrixXd impose_rank_correlation(const Eigen::MatrixXd& x, const Eigen::M
   const boost::math::normal_distribution<double> standard;
   std::vector<double> scores(static_cast<std::size_t>(n));
   for (Eigen::Index i = 0; i < n; ++i) {
-    scores[static_cast<std::size_t>(i)] = boost::math::quantile(
-        standard, static_cast<double>(i + 1) / static_cast<double>(n + 1));
+    scores[static_cast<std::size_t>(i)] =
+        boost::math::quantile(standard, static_cast<double>(i + 1) / static_cast<double>(n + 1));
   }
   Eigen::MatrixXd r(n, d);
   for (Eigen::Index j = 0; j < d; ++j) {
     std::vector<double> col = scores;
-    engine e = make_engine(seed, stream_purpose::iman_conover_scores, static_cast<std::uint64_t>(j));
+    engine e =
+        make_engine(seed, stream_purpose::iman_conover_scores, static_cast<std::uint64_t>(j));
     for (std::size_t i = col.size() - 1; i > 0; --i) {  // Fisher-Yates
       std::swap(col[i], col[uniform_index(e, i + 1)]);
     }
@@ -175,8 +176,8 @@ Eigen::MatrixXd impose_rank_correlation(const Eigen::MatrixXd& x, const Eigen::M
   const Eigen::MatrixXd q = q_factor.matrixL();
   const Eigen::MatrixXd p = p_factor.matrixL();
   // S = P Q^-1, so R* = R S^T = R Q^-T P^T.
-  const Eigen::MatrixXd q_inv_t = q.transpose().triangularView<Eigen::Upper>().solve(
-      Eigen::MatrixXd::Identity(d, d));
+  const Eigen::MatrixXd q_inv_t =
+      q.transpose().triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(d, d));
   const Eigen::MatrixXd r_star = r * q_inv_t * p.transpose();
 
   // Step 3: column j of the result holds the sorted values of x_j in the rank order of R*_j.

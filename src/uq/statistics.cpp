@@ -90,9 +90,10 @@ double finite_sample::ecdf(double x) const {
 void summary_options::validate() const {
   for (const double p : probabilities) check_probability(p, "probabilities");
   require(confidence > 0.0 && confidence < 1.0, "confidence", confidence, "", "in (0, 1)");
-  require(bootstrap_resamples == 0 || (bootstrap_resamples >= 10 && bootstrap_resamples <= 10'000'000),
-          "bootstrap_resamples", static_cast<double>(bootstrap_resamples), "",
-          "0 (no intervals) or in [10, 1e7]");
+  require(
+      bootstrap_resamples == 0 || (bootstrap_resamples >= 10 && bootstrap_resamples <= 10'000'000),
+      "bootstrap_resamples", static_cast<double>(bootstrap_resamples), "",
+      "0 (no intervals) or in [10, 1e7]");
 }
 
 summary summarize(std::span<const double> values, const summary_options& options) {
@@ -109,7 +110,8 @@ summary summarize(std::span<const double> values, const summary_options& options
   out.confidence = options.confidence;
   out.bootstrap_resamples = options.bootstrap_resamples;
   out.mean_ci = out.stddev_ci = {nan, nan};
-  for (const double p : options.probabilities) out.quantiles.push_back({p, sample.quantile(p), {nan, nan}});
+  for (const double p : options.probabilities)
+    out.quantiles.push_back({p, sample.quantile(p), {nan, nan}});
 
   const std::size_t n = sample.size();
   const std::size_t b_count = options.bootstrap_resamples;
@@ -119,38 +121,40 @@ summary summarize(std::span<const double> values, const summary_options& options
   const std::size_t m = 2 + options.probabilities.size();
   std::vector<double> replicates(b_count * m);
   const std::span<const double> sorted = sample.sorted();
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 16),
-                    [&](const tbb::blocked_range<std::size_t>& range) {
-    std::vector<std::size_t> counts(n);
-    for (std::size_t b = range.begin(); b != range.end(); ++b) {
-      // A resample of size n, as counts over the sorted values.
-      engine e = make_engine(options.seed, stream_purpose::bootstrap_replicate, b);
-      std::fill(counts.begin(), counts.end(), std::size_t{0});
-      for (std::size_t i = 0; i < n; ++i) ++counts[uniform_index(e, n)];
-      compensated_sum s;
-      for (std::size_t k = 0; k < n; ++k) {
-        if (counts[k]) s.add(static_cast<double>(counts[k]) * sorted[k]);
-      }
-      const double mean = s.value() / static_cast<double>(n);
-      compensated_sum ss;
-      for (std::size_t k = 0; k < n; ++k) {
-        if (counts[k]) ss.add(static_cast<double>(counts[k]) * (sorted[k] - mean) * (sorted[k] - mean));
-      }
-      double* row = &replicates[b * m];
-      row[0] = mean;
-      row[1] = n >= 2 ? std::sqrt(ss.value() / static_cast<double>(n - 1)) : nan;
-      // Running counts, then definition-7 quantiles from order statistics of the resample.
-      for (std::size_t k = 1; k < n; ++k) counts[k] += counts[k - 1];
-      for (std::size_t q = 0; q < options.probabilities.size(); ++q) {
-        const double h = static_cast<double>(n - 1) * options.probabilities[q];
-        const double lo = std::floor(h);
-        const auto i = static_cast<std::size_t>(lo);
-        const double x_lo = order_statistic(sorted, counts, i);
-        const double x_hi = i + 1 < n ? order_statistic(sorted, counts, i + 1) : x_lo;
-        row[2 + q] = x_lo + (h - lo) * (x_hi - x_lo);
-      }
-    }
-  });
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, b_count, 16),
+      [&](const tbb::blocked_range<std::size_t>& range) {
+        std::vector<std::size_t> counts(n);
+        for (std::size_t b = range.begin(); b != range.end(); ++b) {
+          // A resample of size n, as counts over the sorted values.
+          engine e = make_engine(options.seed, stream_purpose::bootstrap_replicate, b);
+          std::fill(counts.begin(), counts.end(), std::size_t{0});
+          for (std::size_t i = 0; i < n; ++i) ++counts[uniform_index(e, n)];
+          compensated_sum s;
+          for (std::size_t k = 0; k < n; ++k) {
+            if (counts[k]) s.add(static_cast<double>(counts[k]) * sorted[k]);
+          }
+          const double mean = s.value() / static_cast<double>(n);
+          compensated_sum ss;
+          for (std::size_t k = 0; k < n; ++k) {
+            if (counts[k])
+              ss.add(static_cast<double>(counts[k]) * (sorted[k] - mean) * (sorted[k] - mean));
+          }
+          double* row = &replicates[b * m];
+          row[0] = mean;
+          row[1] = n >= 2 ? std::sqrt(ss.value() / static_cast<double>(n - 1)) : nan;
+          // Running counts, then definition-7 quantiles from order statistics of the resample.
+          for (std::size_t k = 1; k < n; ++k) counts[k] += counts[k - 1];
+          for (std::size_t q = 0; q < options.probabilities.size(); ++q) {
+            const double h = static_cast<double>(n - 1) * options.probabilities[q];
+            const double lo = std::floor(h);
+            const auto i = static_cast<std::size_t>(lo);
+            const double x_lo = order_statistic(sorted, counts, i);
+            const double x_hi = i + 1 < n ? order_statistic(sorted, counts, i + 1) : x_lo;
+            row[2 + q] = x_lo + (h - lo) * (x_hi - x_lo);
+          }
+        }
+      });
 
   const double p_low = 0.5 * (1.0 - options.confidence);
   const double p_high = 0.5 * (1.0 + options.confidence);
@@ -165,7 +169,8 @@ summary summarize(std::span<const double> values, const summary_options& options
   };
   out.mean_ci = percentile_interval(0);
   out.stddev_ci = percentile_interval(1);
-  for (std::size_t q = 0; q < out.quantiles.size(); ++q) out.quantiles[q].ci = percentile_interval(2 + q);
+  for (std::size_t q = 0; q < out.quantiles.size(); ++q)
+    out.quantiles[q].ci = percentile_interval(2 + q);
   return out;
 }
 

@@ -1,8 +1,7 @@
 #include "contactuq/uq/design.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -83,8 +82,7 @@ TEST_CASE("every Latin hypercube stratum is hit exactly once per dimension", "[u
   const auto position = GENERATE(stratum_position::random, stratum_position::centred);
   const std::size_t n = GENERATE(1, 2, 7, 100, 997);
   const std::size_t d = 5;
-  design_options options{.kind = kind, .seed = 42, .position = position,
-                         .maximin_iterations = 200};
+  design_options options{.kind = kind, .seed = 42, .position = position, .maximin_iterations = 200};
   const Eigen::MatrixXd u = unit_design(n, d, options);
   INFO(to_string(kind) << ", " << to_string(position) << ", N = " << n);
   REQUIRE(u.rows() == static_cast<Eigen::Index>(n));
@@ -109,8 +107,7 @@ TEST_CASE("every Latin hypercube stratum is hit exactly once per dimension", "[u
   }
 }
 
-TEST_CASE("maximin optimisation increases the smallest distance between samples",
-          "[uq][design]") {
+TEST_CASE("maximin optimisation increases the smallest distance between samples", "[uq][design]") {
   const std::uint64_t seed = GENERATE(1, 2, 3, 4, 5);
   const auto position = GENERATE(stratum_position::random, stratum_position::centred);
   const std::size_t n = 40, d = 3;
@@ -158,8 +155,8 @@ TEST_CASE("Latin hypercube mean of an additive model converges as N^-3/2", "[uq]
       INFO("N = " << n << ": rms " << rms.back() << ", theory " << theory);
       CHECK(rms.back() == Approx(theory).epsilon(0.15));
       // Much better than Monte Carlo at the same N: the ratio grows like N.
-      CHECK(rms.back() < std::sqrt(4.0 * d / 45.0 / static_cast<double>(n)) /
-                             (0.3 * static_cast<double>(n)));
+      CHECK(rms.back() <
+            std::sqrt(4.0 * d / 45.0 / static_cast<double>(n)) / (0.3 * static_cast<double>(n)));
     }
     const double slope = std::log(rms.back() / rms.front()) / std::log(400.0 / 25.0);
     CHECK(slope == Approx(-1.5).margin(0.1));
@@ -168,7 +165,8 @@ TEST_CASE("Latin hypercube mean of an additive model converges as N^-3/2", "[uq]
     // (1/N) sum_k ((k + 1/2)/N)^2 = 1/3 - 1/(12 N^2), whatever the permutations.
     for (const std::size_t n : {10, 100, 1000}) {
       for (const auto kind : {design_kind::latin_hypercube, design_kind::maximin_latin_hypercube}) {
-        const design_options centred{.kind = kind, .seed = 5,
+        const design_options centred{.kind = kind,
+                                     .seed = 5,
                                      .position = stratum_position::centred,
                                      .maximin_iterations = 100};
         const double nd = static_cast<double>(n);
@@ -229,7 +227,8 @@ TEST_CASE("bad design options say which field, its value and what is allowed", "
   CHECK_THROWS_WITH(options.validate(), Contains("maximin_exponent = 0.5: must be in [1, 500]"));
   options = {};
   options.maximin_iterations = 2'000'000'000;
-  CHECK_THROWS_WITH(options.validate(), Contains("maximin_iterations = 2000000000: must be <= 1e9"));
+  CHECK_THROWS_WITH(options.validate(),
+                    Contains("maximin_iterations = 2000000000: must be <= 1e9"));
   try {
     parse_design_kind("sobol");
     FAIL("no exception");
@@ -239,5 +238,6 @@ TEST_CASE("bad design options say which field, its value and what is allowed", "
   }
   CHECK(parse_design_kind("maximin_latin_hypercube") == design_kind::maximin_latin_hypercube);
   CHECK(parse_stratum_position("centered") == stratum_position::centred);
-  CHECK_THROWS_WITH(parse_stratum_position("middle"), Contains("unknown stratum position 'middle'"));
+  CHECK_THROWS_WITH(parse_stratum_position("middle"),
+                    Contains("unknown stratum position 'middle'"));
 }

@@ -1,9 +1,8 @@
 #include "contactuq/uq/distribution.hpp"
 
+#include <algorithm>
 #include <boost/math/quadrature/tanh_sinh.hpp>
 #include <catch2/catch.hpp>
-
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -178,9 +177,9 @@ TEST_CASE("discrete quantile inverts the CDF at every support point", "[uq][dist
 TEST_CASE("truncated normal samples stay inside the bounds", "[uq][distribution]") {
   const auto [m, s, lo, hi] = GENERATE(table<double, double, double, double>({
       {0.0, 1.0, -0.5, 0.5},
-      {0.0, 1.0, 5.0, 6.0},      // far in the upper tail
-      {0.0, 1.0, -9.0, -8.5},    // far in the lower tail
-      {0.21, 0.05, 0.0, inf},    // friction coefficient kept non-negative
+      {0.0, 1.0, 5.0, 6.0},    // far in the upper tail
+      {0.0, 1.0, -9.0, -8.5},  // far in the lower tail
+      {0.21, 0.05, 0.0, inf},  // friction coefficient kept non-negative
       {10.0, 0.001, -inf, 9.9999},
   }));
   const auto d = make_truncated_normal(m, s, lo, hi);
@@ -265,55 +264,91 @@ TEST_CASE("bad distribution parameters say which parameter, its value and what i
           "[uq][distribution]") {
   using params = std::map<std::string, double>;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const auto [kind, p, field, message] =
-      GENERATE_COPY(table<std::string, params, std::string, std::string>({
-          {"normal", {{"mean", 0.2}, {"sd", -0.1}}, "sd", "normal: sd = -0.1: must be > 0 and finite"},
-          {"normal", {{"mean", nan}, {"sd", 0.1}}, "mean", "normal: mean = nan: must be finite"},
-          {"normal", {{"mean", 0.2}}, "sd", "normal: missing parameter 'sd'; normal takes mean, sd"},
-          {"normal", {{"mean", 0.2}, {"sd", 0.1}, {"sigma", 0.1}}, "sigma",
-           "normal: unexpected parameter 'sigma' = 0.1; normal takes mean, sd"},
-          {"gauss", {{"mean", 0.2}}, "kind",
-           "unknown distribution 'gauss'; known distributions: normal, lognormal, uniform, "
-           "truncated_normal, triangular, beta, weibull, discrete"},
-          {"lognormal", {{"median", -1.0}, {"sigma_log", 0.1}}, "median",
-           "lognormal: median = -1: must be > 0 and finite"},
-          {"lognormal", {{"median", 1.0}, {"sd", 0.1}}, "sd",
-           "lognormal: unexpected parameter 'sd' = 0.1; lognormal takes either median, sigma_log "
-           "or mean, sd"},
-          {"lognormal", {{"mean", 1.0}, {"sd", 0.0}}, "sd",
-           "lognormal: sd = 0: must be > 0 and finite"},
-          {"uniform", {{"low", 2.0}, {"high", 1.0}}, "high", "uniform: high = 1: must be > low = 2"},
-          {"uniform", {{"low", -inf}, {"high", 1.0}}, "low", "uniform: low = -inf: must be finite"},
-          {"truncated_normal", {{"mean", 0.0}, {"sd", 1.0}, {"low", 40.0}, {"high", 50.0}}, "low",
-           "truncated_normal: [low, high] = [40, 50] holds probability 0 of normal(mean=0, sd=1): "
-           "must hold more than 1e-300"},
-          {"truncated_normal", {{"mean", 0.0}, {"sd", 1.0}, {"low", 1.0}, {"high", 1.0}}, "high",
-           "truncated_normal: high = 1: must be > low = 1"},
-          {"truncated_normal", {{"mean", 0.0}, {"sd", 1.0}, {"low", nan}, {"high", 1.0}}, "low",
-           "truncated_normal: low = nan: must be a number or -inf"},
-          {"triangular", {{"low", 0.0}, {"mode", 3.0}, {"high", 2.0}}, "mode",
-           "triangular: mode = 3: must be in [low, high] = [0, 2]"},
-          {"beta", {{"alpha", 0.0}, {"beta", 1.0}, {"low", 0.0}, {"high", 1.0}}, "alpha",
-           "beta: alpha = 0: must be > 0 and finite"},
-          {"beta", {{"alpha", 1.0}, {"beta", 1.0}, {"low", 0.0}}, "high",
-           "beta: missing parameter 'high'; beta takes alpha, beta, low, high"},
-          {"weibull", {{"shape", 2.0}, {"scale", inf}}, "scale",
-           "weibull: scale = inf: must be > 0 and finite"},
-          {"discrete", {{"value_0", 1.0}, {"value_1", 2.0}, {"value_2", 1.0}}, "value_2",
-           "discrete: value_2 = 1: must be different from value_0 (values must be distinct)"},
-          {"discrete", {{"value_0", 1.0}, {"value_2", 2.0}}, "value_1",
-           "discrete: missing parameter 'value_1' (value_2 is given)"},
-          {"discrete", {{"value_0", 1.0}, {"value_1", 2.0}, {"weight_0", 1.0}}, "weight_1",
-           "discrete: missing parameter 'weight_1': give a weight for every value or for none"},
-          {"discrete", {{"value_0", 1.0}, {"weight_0", 1.0}, {"weight_1", 1.0}}, "weight_1",
-           "discrete: unexpected parameter 'weight_1' = 1: there is no value_1"},
-          {"discrete", {{"value_0", 1.0}, {"value_1", 2.0}, {"weight_0", -1.0}, {"weight_1", 1.0}},
-           "weight_0", "discrete: weight_0 = -1: must be >= 0 and finite"},
-          {"discrete", {{"value_0", 1.0}, {"weight_0", 0.0}}, "weights",
-           "discrete: weights sum to 0: the sum must be > 0 and finite"},
-          {"discrete", {{"value_01", 1.0}}, "value_01", "discrete: unexpected parameter 'value_01'"},
-          {"discrete", {}, "value_0", "discrete: missing parameter 'value_0'"},
-      }));
+  const auto [kind, p, field,
+              message] = GENERATE_COPY(table<std::string, params, std::string, std::string>({
+      {"normal", {{"mean", 0.2}, {"sd", -0.1}}, "sd", "normal: sd = -0.1: must be > 0 and finite"},
+      {"normal", {{"mean", nan}, {"sd", 0.1}}, "mean", "normal: mean = nan: must be finite"},
+      {"normal", {{"mean", 0.2}}, "sd", "normal: missing parameter 'sd'; normal takes mean, sd"},
+      {"normal",
+       {{"mean", 0.2}, {"sd", 0.1}, {"sigma", 0.1}},
+       "sigma",
+       "normal: unexpected parameter 'sigma' = 0.1; normal takes mean, sd"},
+      {"gauss",
+       {{"mean", 0.2}},
+       "kind",
+       "unknown distribution 'gauss'; known distributions: normal, lognormal, uniform, "
+       "truncated_normal, triangular, beta, weibull, discrete"},
+      {"lognormal",
+       {{"median", -1.0}, {"sigma_log", 0.1}},
+       "median",
+       "lognormal: median = -1: must be > 0 and finite"},
+      {"lognormal",
+       {{"median", 1.0}, {"sd", 0.1}},
+       "sd",
+       "lognormal: unexpected parameter 'sd' = 0.1; lognormal takes either median, sigma_log "
+       "or mean, sd"},
+      {"lognormal",
+       {{"mean", 1.0}, {"sd", 0.0}},
+       "sd",
+       "lognormal: sd = 0: must be > 0 and finite"},
+      {"uniform", {{"low", 2.0}, {"high", 1.0}}, "high", "uniform: high = 1: must be > low = 2"},
+      {"uniform", {{"low", -inf}, {"high", 1.0}}, "low", "uniform: low = -inf: must be finite"},
+      {"truncated_normal",
+       {{"mean", 0.0}, {"sd", 1.0}, {"low", 40.0}, {"high", 50.0}},
+       "low",
+       "truncated_normal: [low, high] = [40, 50] holds probability 0 of normal(mean=0, sd=1): "
+       "must hold more than 1e-300"},
+      {"truncated_normal",
+       {{"mean", 0.0}, {"sd", 1.0}, {"low", 1.0}, {"high", 1.0}},
+       "high",
+       "truncated_normal: high = 1: must be > low = 1"},
+      {"truncated_normal",
+       {{"mean", 0.0}, {"sd", 1.0}, {"low", nan}, {"high", 1.0}},
+       "low",
+       "truncated_normal: low = nan: must be a number or -inf"},
+      {"triangular",
+       {{"low", 0.0}, {"mode", 3.0}, {"high", 2.0}},
+       "mode",
+       "triangular: mode = 3: must be in [low, high] = [0, 2]"},
+      {"beta",
+       {{"alpha", 0.0}, {"beta", 1.0}, {"low", 0.0}, {"high", 1.0}},
+       "alpha",
+       "beta: alpha = 0: must be > 0 and finite"},
+      {"beta",
+       {{"alpha", 1.0}, {"beta", 1.0}, {"low", 0.0}},
+       "high",
+       "beta: missing parameter 'high'; beta takes alpha, beta, low, high"},
+      {"weibull",
+       {{"shape", 2.0}, {"scale", inf}},
+       "scale",
+       "weibull: scale = inf: must be > 0 and finite"},
+      {"discrete",
+       {{"value_0", 1.0}, {"value_1", 2.0}, {"value_2", 1.0}},
+       "value_2",
+       "discrete: value_2 = 1: must be different from value_0 (values must be distinct)"},
+      {"discrete",
+       {{"value_0", 1.0}, {"value_2", 2.0}},
+       "value_1",
+       "discrete: missing parameter 'value_1' (value_2 is given)"},
+      {"discrete",
+       {{"value_0", 1.0}, {"value_1", 2.0}, {"weight_0", 1.0}},
+       "weight_1",
+       "discrete: missing parameter 'weight_1': give a weight for every value or for none"},
+      {"discrete",
+       {{"value_0", 1.0}, {"weight_0", 1.0}, {"weight_1", 1.0}},
+       "weight_1",
+       "discrete: unexpected parameter 'weight_1' = 1: there is no value_1"},
+      {"discrete",
+       {{"value_0", 1.0}, {"value_1", 2.0}, {"weight_0", -1.0}, {"weight_1", 1.0}},
+       "weight_0",
+       "discrete: weight_0 = -1: must be >= 0 and finite"},
+      {"discrete",
+       {{"value_0", 1.0}, {"weight_0", 0.0}},
+       "weights",
+       "discrete: weights sum to 0: the sum must be > 0 and finite"},
+      {"discrete", {{"value_01", 1.0}}, "value_01", "discrete: unexpected parameter 'value_01'"},
+      {"discrete", {}, "value_0", "discrete: missing parameter 'value_0'"},
+  }));
   INFO(kind);
   try {
     make_distribution(kind, p);

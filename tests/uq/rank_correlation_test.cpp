@@ -1,8 +1,7 @@
 #include "contactuq/uq/rank_correlation.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -74,10 +73,8 @@ TEST_CASE("Spearman matrix matches the rank formula and a published value", "[uq
 
 TEST_CASE("Iman-Conover reaches the requested rank correlations and keeps the marginals",
           "[uq][rank]") {
-  const Eigen::MatrixXd target = matrix({{1.0, 0.7, -0.4, 0.0},
-                                         {0.7, 1.0, -0.2, 0.3},
-                                         {-0.4, -0.2, 1.0, 0.0},
-                                         {0.0, 0.3, 0.0, 1.0}});
+  const Eigen::MatrixXd target = matrix(
+      {{1.0, 0.7, -0.4, 0.0}, {0.7, 1.0, -0.2, 0.3}, {-0.4, -0.2, 1.0, 0.0}, {0.0, 0.3, 0.0, 1.0}});
   const std::size_t n = GENERATE(200, 2000, 20000);
   const std::uint64_t seed = GENERATE(1, 2, 3);
   const Eigen::MatrixXd u = unit_design(n, 4, {.seed = seed});
@@ -143,8 +140,7 @@ TEST_CASE("bad rank correlation targets say which entry and why", "[uq][rank]") 
              Contains("rank_correlation(theta0, theta0) = 0.9: must be 1"));
   CHECK_THAT(message(matrix({{1, 0.9, -0.9}, {0.9, 1, 0.9}, {-0.9, 0.9, 1}})),
              Contains("rank_correlation is not positive definite (smallest eigenvalue -0.8"));
-  CHECK_THAT(message(matrix({{1, 1, 0}, {1, 1, 0}, {0, 0, 1}})),
-             Contains("not positive definite"));
+  CHECK_THAT(message(matrix({{1, 1, 0}, {1, 1, 0}, {0, 0, 1}})), Contains("not positive definite"));
   CHECK_THAT(message(matrix({{1, 0}, {0, 1}})), Contains("rank_correlation is 2x2: must be 3x3"));
   CHECK_THAT(message(matrix({{1, NAN, 0}, {NAN, 1, 0}, {0, 0, 1}})),
              Contains("rank_correlation(mu, theta0) = nan: must be in [-1, 1]"));
@@ -152,8 +148,9 @@ TEST_CASE("bad rank correlation targets say which entry and why", "[uq][rank]") 
   CHECK_THROWS_WITH(validate_rank_correlation(matrix({{1, 2}, {2, 1}}), 2),
                     Contains("rank_correlation(input 0, input 1) = 2"));
   // Too few samples for the inputs.
-  CHECK_THROWS_WITH(impose_rank_correlation(unit_design(3, 3, {}), Eigen::MatrixXd::Identity(3, 3), 1),
-                    Contains("samples = 3: must be more than the 3 correlated inputs"));
+  CHECK_THROWS_WITH(
+      impose_rank_correlation(unit_design(3, 3, {}), Eigen::MatrixXd::Identity(3, 3), 1),
+      Contains("samples = 3: must be more than the 3 correlated inputs"));
   Eigen::MatrixXd with_nan = u;
   with_nan(4, 1) = NAN;
   CHECK_THROWS_WITH(impose_rank_correlation(with_nan, Eigen::MatrixXd::Identity(3, 3), 1),

@@ -1,8 +1,8 @@
 #include "contactuq/uq/statistics.hpp"
 
-#include <catch2/catch.hpp>
 #include <tbb/global_control.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -37,9 +37,9 @@ bool identical(const summary& a, const summary& b) {
 
 // n draws of normal(mean, sd) from a Monte Carlo design.
 std::vector<double> normal_sample(std::size_t n, double mean, double sd, std::uint64_t seed) {
-  const Eigen::MatrixXd x = map_to_inputs(
-      unit_design(n, 1, {.kind = design_kind::monte_carlo, .seed = seed}),
-      std::vector<distribution>{make_normal(mean, sd)});
+  const Eigen::MatrixXd x =
+      map_to_inputs(unit_design(n, 1, {.kind = design_kind::monte_carlo, .seed = seed}),
+                    std::vector<distribution>{make_normal(mean, sd)});
   return {x.data(), x.data() + x.size()};
 }
 
@@ -105,8 +105,8 @@ TEST_CASE("quantiles follow Hyndman-Fan definition 7", "[uq][statistics]") {
   SECTION("numpy.quantile (method 'linear') on unsorted data with ties") {
     const std::vector<double> x = {3.1, -0.4, 2.2, 7.5, 2.2, 0.0, 5.9, 1.3, 2.2, 4.8, -1.7};
     const std::vector<std::pair<double, double>> expected = {
-        {0.0, -1.7}, {0.05, -1.05}, {0.1, -0.4}, {0.25, 0.65}, {0.5, 2.2},
-        {0.75, 3.95}, {0.9, 5.9},   {0.95, 6.7}, {1.0, 7.5}};
+        {0.0, -1.7},  {0.05, -1.05}, {0.1, -0.4}, {0.25, 0.65}, {0.5, 2.2},
+        {0.75, 3.95}, {0.9, 5.9},    {0.95, 6.7}, {1.0, 7.5}};
     const finite_sample s(x);
     for (const auto& [p, q] : expected) {
       INFO("p = " << p);
@@ -199,7 +199,8 @@ TEST_CASE("bootstrap intervals do not depend on the thread count", "[uq][statist
 TEST_CASE("bad summary options say which field, its value and what is allowed",
           "[uq][statistics]") {
   const std::vector<double> v = {1.0, 2.0};
-  CHECK_THROWS_WITH(summarize(v, {.confidence = 1.0}), Contains("confidence = 1: must be in (0, 1)"));
+  CHECK_THROWS_WITH(summarize(v, {.confidence = 1.0}),
+                    Contains("confidence = 1: must be in (0, 1)"));
   CHECK_THROWS_WITH(summarize(v, {.probabilities = {0.5, -0.1}}),
                     Contains("probabilities = -0.1: must be in [0, 1]"));
   CHECK_THROWS_WITH(summarize(v, {.bootstrap_resamples = 5}),

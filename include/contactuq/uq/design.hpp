@@ -22,7 +22,6 @@
 // leaves the other columns as they were.
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -47,7 +46,7 @@ enum class stratum_position {
 
 struct design_options {
   design_kind kind = design_kind::latin_hypercube;
-  std::uint64_t seed = 1;  ///< study seed; any value
+  std::uint64_t seed = 1;                                ///< study seed; any value
   stratum_position position = stratum_position::random;  ///< Latin hypercubes only
   // Swaps tried by the maximin optimiser, >= 0 and <= 1e9. Each costs O(N d), so the
   // optimiser is meant for the small designs where space filling matters (N up to a few

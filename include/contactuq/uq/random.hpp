@@ -5,7 +5,6 @@
 // bootstrap replicate), never on the order in which threads ask for it.
 
 #include <boost/random/mersenne_twister.hpp>
-
 #include <cstdint>
 
 namespace contactuq::uq {
@@ -13,12 +12,12 @@ namespace contactuq::uq {
 // What a stream is for. The values are part of the reproducibility contract: changing one
 // changes every design generated with it, so they are fixed and never reused.
 enum class stream_purpose : std::uint64_t {
-  monte_carlo_row = 1,       ///< index = row
-  lhs_permutation = 2,       ///< index = column
-  lhs_jitter = 3,            ///< index = column
-  maximin_swaps = 4,         ///< index = 0
-  iman_conover_scores = 5,   ///< index = column
-  bootstrap_replicate = 6,   ///< index = replicate
+  monte_carlo_row = 1,      ///< index = row
+  lhs_permutation = 2,      ///< index = column
+  lhs_jitter = 3,           ///< index = column
+  maximin_swaps = 4,        ///< index = 0
+  iman_conover_scores = 5,  ///< index = column
+  bootstrap_replicate = 6,  ///< index = replicate
 };
 
 // SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words whose outputs

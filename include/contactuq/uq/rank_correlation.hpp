@@ -23,7 +23,6 @@
 // and a discrete input would otherwise bring ties.
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <span>
 #include <string>

@@ -7,7 +7,8 @@
 //   mean       m = (1/n) sum x_i
 //   stddev     s = sqrt( sum (x_i - m)^2 / (n - 1) )            (NaN for n < 2)
 //   quantile   Hyndman & Fan (1996) definition 7 (R's and NumPy's default):
-//                h = (n - 1) p,  Q(p) = x_(floor h + 1) + (h - floor h)(x_(floor h + 2) - x_(floor h + 1))
+//                h = (n - 1) p,  j = floor h,
+//                Q(p) = x_(j+1) + (h - j)(x_(j+2) - x_(j+1))
 //   ecdf       F_n(x) = #{x_i <= x} / n
 //   bootstrap  percentile intervals (Efron & Tibshirani 1993, ch. 13): B resamples of size n
 //              drawn with replacement; the interval at confidence c is the (1-c)/2 and (1+c)/2
@@ -59,9 +60,9 @@ struct quantile_estimate {
 
 struct summary_options {
   std::vector<double> probabilities = {0.05, 0.5, 0.95};  ///< each in [0, 1]
-  double confidence = 0.95;              ///< of the bootstrap intervals, in (0, 1)
+  double confidence = 0.95;                               ///< of the bootstrap intervals, in (0, 1)
   std::size_t bootstrap_resamples = 1000;  ///< B, 0 (no intervals: NaN) or >= 10, <= 1e7
-  std::uint64_t seed = 1;                ///< bootstrap seed; any value
+  std::uint64_t seed = 1;                  ///< bootstrap seed; any value
 
   // Throws contactuq::parameter_error naming the field and value.
   void validate() const;
