@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "contactuq/error.hpp"
@@ -34,9 +35,9 @@ struct compensated_sum {
 
 // Order statistic k (0-based) of a resample given by counts over the sorted values: the value
 // at the first position whose running count exceeds k.
-double order_statistic(std::span<const double> sorted, std::span<const std::size_t> running,
+double order_statistic(std::span<const double> sorted, std::span<const std::uint32_t> running,
                        std::size_t k) {
-  const auto it = std::upper_bound(running.begin(), running.end(), k);
+  const auto it = std::upper_bound(running.begin(), running.end(), static_cast<std::uint32_t>(k));
   return sorted[static_cast<std::size_t>(it - running.begin())];
 }
 
@@ -99,6 +100,8 @@ void summary_options::validate() const {
 summary summarize(std::span<const double> values, const summary_options& options) {
   options.validate();
   const finite_sample sample(values);
+  require(sample.size() < (std::size_t{1} << 32), "samples", static_cast<double>(sample.size()), "",
+          "< 2^32");
   summary out;
   out.count = values.size();
   out.used = sample.size();
@@ -117,32 +120,33 @@ summary summarize(std::span<const double> values, const summary_options& options
   const std::size_t b_count = options.bootstrap_resamples;
   if (n == 0 || b_count == 0) return out;
 
-  // Replicate estimates, one row per replicate: mean, stddev, then the quantiles.
+  // Replicate estimates, one row per replicate: mean, stddev, then the quantiles. Resamples
+  // are counts over the sorted values; sums run over values centred on the sample mean, which
+  // keeps plain (vectorisable) summation accurate even on a large offset.
   const std::size_t m = 2 + options.probabilities.size();
   std::vector<double> replicates(b_count * m);
   const std::span<const double> sorted = sample.sorted();
+  std::vector<double> centred(n);
+  for (std::size_t k = 0; k < n; ++k) centred[k] = sorted[k] - out.mean;
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, b_count, 16),
       [&](const tbb::blocked_range<std::size_t>& range) {
-        std::vector<std::size_t> counts(n);
+        std::vector<std::uint32_t> counts(n);
         for (std::size_t b = range.begin(); b != range.end(); ++b) {
-          // A resample of size n, as counts over the sorted values.
           engine e = make_engine(options.seed, stream_purpose::bootstrap_replicate, b);
-          std::fill(counts.begin(), counts.end(), std::size_t{0});
+          std::fill(counts.begin(), counts.end(), std::uint32_t{0});
           for (std::size_t i = 0; i < n; ++i) ++counts[uniform_index(e, n)];
-          compensated_sum s;
+          double sum = 0.0;
+          for (std::size_t k = 0; k < n; ++k) sum += static_cast<double>(counts[k]) * centred[k];
+          const double shift = sum / static_cast<double>(n);
+          double ss = 0.0;
           for (std::size_t k = 0; k < n; ++k) {
-            if (counts[k]) s.add(static_cast<double>(counts[k]) * sorted[k]);
-          }
-          const double mean = s.value() / static_cast<double>(n);
-          compensated_sum ss;
-          for (std::size_t k = 0; k < n; ++k) {
-            if (counts[k])
-              ss.add(static_cast<double>(counts[k]) * (sorted[k] - mean) * (sorted[k] - mean));
+            const double y = centred[k] - shift;
+            ss += static_cast<double>(counts[k]) * y * y;
           }
           double* row = &replicates[b * m];
-          row[0] = mean;
-          row[1] = n >= 2 ? std::sqrt(ss.value() / static_cast<double>(n - 1)) : nan;
+          row[0] = out.mean + shift;
+          row[1] = n >= 2 ? std::sqrt(ss / static_cast<double>(n - 1)) : nan;
           // Running counts, then definition-7 quantiles from order statistics of the resample.
           for (std::size_t k = 1; k < n; ++k) counts[k] += counts[k - 1];
           for (std::size_t q = 0; q < options.probabilities.size(); ++q) {

@@ -88,6 +88,17 @@ TEST_CASE("mean and standard deviation stay accurate on a large offset", "[uq][s
   const finite_sample s(values);
   CHECK(s.mean() == 1e9 + 10);
   CHECK(s.stddev() == Approx(std::sqrt(30.0)).epsilon(1e-12));
+  // The bootstrap too: shifting the data by 1e9 shifts the mean interval by 1e9 and leaves
+  // the standard deviation interval as it was (same seed, same resamples).
+  const auto base = normal_sample(500, 0.0, 1.0, 8);
+  auto shifted = base;
+  for (double& v : shifted) v += 1e9;
+  const summary_options options{.bootstrap_resamples = 200};
+  const summary a = summarize(base, options), b = summarize(shifted, options);
+  CHECK(b.mean_ci.low - 1e9 == Approx(a.mean_ci.low).margin(1e-6));
+  CHECK(b.mean_ci.high - 1e9 == Approx(a.mean_ci.high).margin(1e-6));
+  CHECK(b.stddev_ci.low == Approx(a.stddev_ci.low).epsilon(1e-6));
+  CHECK(b.stddev_ci.high == Approx(a.stddev_ci.high).epsilon(1e-6));
 }
 
 TEST_CASE("quantiles follow Hyndman-Fan definition 7", "[uq][statistics]") {

@@ -50,12 +50,21 @@ inline double open_uniform(engine& e) {
   return (static_cast<double>(k) + 0.5) * 0x1.0p-53;
 }
 
-// A uniform integer in [0, n), n >= 1, by rejection (no modulo bias).
+// A uniform integer in [0, n), n >= 1, without bias: Lemire (2019), "Fast random integer
+// generation in an interval", ACM TOMACS 29(1), algorithm 5. The high word of the 128-bit
+// product r n is the result; products whose low word falls below 2^64 mod n are redrawn.
 inline std::uint64_t uniform_index(engine& e, std::uint64_t n) {
-  const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % n);
-  std::uint64_t r = e();
-  while (r >= limit) r = e();
-  return r % n;
+  __extension__ using u128 = unsigned __int128;
+  u128 m = static_cast<u128>(e()) * n;
+  auto low = static_cast<std::uint64_t>(m);
+  if (low < n) {
+    const std::uint64_t threshold = (0 - n) % n;  // 2^64 mod n
+    while (low < threshold) {
+      m = static_cast<u128>(e()) * n;
+      low = static_cast<std::uint64_t>(m);
+    }
+  }
+  return static_cast<std::uint64_t>(m >> 64);
 }
 
 }  // namespace contactuq::uq
