@@ -408,6 +408,7 @@ struct ensemble_writer::impl {
   std::optional<hdf5::file> file;
   std::optional<row_datasets> rows;
   std::size_t completed = 0;
+  std::size_t chunk_rows = 0;
 
   void require_open() const {
     if (!file) throw std::logic_error(fmt::format("{}: the writer is closed", path.string()));
@@ -423,6 +424,7 @@ const ensemble_schema& ensemble_writer::schema() const noexcept { return impl_->
 const std::filesystem::path& ensemble_writer::path() const noexcept { return impl_->path; }
 std::size_t ensemble_writer::samples() const noexcept { return impl_->schema.metadata.samples; }
 std::size_t ensemble_writer::completed() const noexcept { return impl_->completed; }
+std::size_t ensemble_writer::chunk_rows() const noexcept { return impl_->chunk_rows; }
 
 namespace {
 
@@ -436,10 +438,18 @@ void write_empty_ensemble(const std::filesystem::path& path, const ensemble_sche
   f.write_text("study", s.metadata.study_text);
   write_metadata(f.create_group("metadata"), s.metadata);
 
+  // One chunk height for all datasets (see ensemble_options), sized by the widest row.
+  std::size_t widest = std::max<std::size_t>({s.inputs.size(), s.outputs.size(), 1}) * 8;
+  for (const auto& c : s.curves) widest = std::max(widest, 8 * c.points);
+  widest = std::max(widest, options.message_width);
+  const std::size_t chunk_rows =
+      options.chunk_rows > 0 ? options.chunk_rows
+                             : std::clamp<std::size_t>(256 * 1024 / widest, 1, 4096);
+
   const auto matrix = [&](hdf5::group& g, const std::string& name, std::size_t columns) {
     return g.create_appendable(name, {.type = hdf5::element::float64,
                                       .columns = columns,
-                                      .chunk_rows = options.chunk_rows,
+                                      .chunk_rows = chunk_rows,
                                       .deflate_level = options.deflate_level});
   };
   auto inputs = matrix(f, "inputs", s.inputs.size());
@@ -474,12 +484,12 @@ void write_empty_ensemble(const std::filesystem::path& path, const ensemble_sche
 
   f.create_appendable("messages", {.type = hdf5::element::text,
                                    .columns = std::nullopt,
-                                   .chunk_rows = options.chunk_rows,
+                                   .chunk_rows = chunk_rows,
                                    .deflate_level = options.deflate_level,
                                    .text_width = options.message_width});
   f.create_appendable("status", {.type = hdf5::element::int32,
                                  .columns = std::nullopt,
-                                 .chunk_rows = options.chunk_rows,
+                                 .chunk_rows = chunk_rows,
                                  .deflate_level = options.deflate_level,
                                  .integer_fill = status_not_written})
       .set_attribute("codes", sample_status_names());
@@ -507,6 +517,7 @@ ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensembl
     if (d.rows() != complete) d.resize_rows(complete);
   });
   state->completed = complete;
+  state->chunk_rows = rows.status.chunk_shape().at(0);
 
   if (resuming) {
     auto metadata = f.open_group("metadata");

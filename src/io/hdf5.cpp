@@ -392,6 +392,17 @@ handle select_rows(hid_t dataset_id, std::size_t first, std::size_t n) {
   return space;
 }
 
+// Memory space of n rows shaped like the dataset's rows: with the same shape as the file
+// selection, HDF5 copies whole chunk rows instead of mapping element by element.
+handle rows_space(hid_t dataset_id, std::size_t n) {
+  handle space(H5Dget_space(dataset_id));
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 1)));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  dims.front() = n;
+  return handle(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+}
+
 }  // namespace
 
 void dataset::write_rows(std::size_t first, std::span<const double> values) {
@@ -401,7 +412,7 @@ void dataset::write_rows(std::size_t first, std::span<const double> values) {
   handle space = select_rows(id(), first, n);
   if (!space.valid())
     fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first, first + n, rows()));
-  handle memory = simple_space({values.size()});
+  handle memory = rows_space(id(), n);
   if (H5Dwrite(id(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, values.data()) < 0)
     fail(path_, fmt::format("cannot write rows [{}, {})", first, first + n));
 }
@@ -413,7 +424,7 @@ void dataset::write_rows(std::size_t first, std::span<const std::int32_t> values
   handle space = select_rows(id(), first, n);
   if (!space.valid())
     fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first, first + n, rows()));
-  handle memory = simple_space({values.size()});
+  handle memory = rows_space(id(), n);
   if (H5Dwrite(id(), H5T_NATIVE_INT32, memory.get(), space.get(), H5P_DEFAULT, values.data()) < 0)
     fail(path_, fmt::format("cannot write rows [{}, {})", first, first + n));
 }
@@ -454,7 +465,7 @@ void dataset::read_block(std::size_t first_row, std::size_t n, id_type memory_ty
   if (!space.valid())
     fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first_row, first_row + n,
                             rows()));
-  handle memory = simple_space({elements});
+  handle memory = rows_space(id(), n);
   if (H5Dread(id(), memory_type, memory.get(), space.get(), H5P_DEFAULT, buffer) < 0)
     fail(path_, fmt::format("cannot read rows [{}, {})", first_row, first_row + n));
 }

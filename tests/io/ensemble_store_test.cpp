@@ -299,6 +299,30 @@ TEST_CASE("the layout is the documented one: chunked, compressed, named paths", 
   CHECK(f.open_group("metadata").numeric_attribute<std::uint64_t>("seed") == test_seed);
 }
 
+TEST_CASE("every dataset has chunks of the same samples, ~256 KiB for the widest", "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "chunks.h5";
+  auto schema = test_schema(5000);
+  schema.curves[0].points = 1000;  // 8000-byte rows: the widest
+  schema.curves[0].abscissa.clear();
+  std::size_t rows = 0;
+  {
+    auto writer = ensemble_writer::create(path, schema);
+    rows = writer.chunk_rows();
+    const double chunk_bytes = 8000.0 * static_cast<double>(rows);
+    CHECK(chunk_bytes <= 256 * 1024);
+    CHECK(chunk_bytes > 128 * 1024);
+  }
+  CHECK(ensemble_writer::resume(path, schema).chunk_rows() == rows);
+  using namespace contactuq::io::hdf5;
+  const file f(path, file_mode::read_only, {.latest_format = false, .swmr_read = false});
+  for (const char* name : {"inputs", "outputs", "status", "messages"})
+    CHECK(f.open_dataset(name).chunk_shape().at(0) == rows);
+  CHECK(f.open_group("curves").open_dataset("insertion_force").chunk_shape() ==
+        std::vector<std::size_t>{rows, 1000});
+  CHECK(f.open_group("curves").open_dataset("receptacle_rotation").chunk_shape().at(0) == rows);
+}
+
 TEST_CASE("a study with no scalar outputs, no curves and one sample round-trips", "[io]") {
   scratch_dir dir;
   auto schema = test_schema(1);

@@ -106,9 +106,16 @@ struct ensemble_schema {
   void validate() const;
 };
 
+// Storage of a new ensemble. Every per-sample dataset has chunks of the same number of samples,
+// so that appending blocks of whole chunks (ensemble_writer::chunk_rows()) compresses each
+// chunk once; a block that ends inside a chunk has that chunk compressed again at every flush.
 struct ensemble_options {
-  std::size_t chunk_rows = 0;     ///< samples per chunk, >= 1; 0 picks chunks of ~256 KiB
-  int deflate_level = 4;          ///< zlib level 0..9 for every dataset; 0: uncompressed
+  // Samples per chunk, >= 1; 0 picks up to 4096, with chunks of the widest dataset (a curve,
+  // often) near 256 KiB.
+  std::size_t chunk_rows = 0;
+  // zlib level 0..9 for every dataset, after byte shuffling of numbers; 0: uncompressed. Level
+  // 1, the fastest, compresses smooth force curves about as well as the higher ones.
+  int deflate_level = 1;
   std::size_t message_width = 256;  ///< bytes kept of each message (UTF-8), >= 1
 
   void validate() const;
@@ -153,6 +160,8 @@ class ensemble_writer {
   const std::filesystem::path& path() const noexcept;
   std::size_t samples() const noexcept;    // N
   std::size_t completed() const noexcept;  // samples on disk: [0, completed()) are final
+  // Samples per chunk: append blocks of a multiple of it (but the last) for the fastest writes.
+  std::size_t chunk_rows() const noexcept;
 
   // Writes `block`, whose first sample must be completed(), and flushes it to disk; throws
   // std::invalid_argument if the block's shape or position is wrong.
