@@ -44,7 +44,8 @@ class Ensemble:
         curve_info: dict name -> dict(abscissa_name, abscissa_unit, ordinate_unit, abscissa).
         status: (rows,) int array of codes, see STATUS_CODES.
         messages: list of rows strings.
-        metadata: dict of the /metadata attributes (seed, design, samples, start_time, ...).
+        metadata: dict of the /metadata attributes (seed, design, samples, start_time, ...)
+            and "resume_log", the list of lines of /metadata/resume_log.
         study: the study file, verbatim.
         rows: number of complete samples; rows < metadata["samples"] for an unfinished run.
     """
@@ -138,6 +139,7 @@ def load(path):
                 metadata[key] = _text(value)
             else:
                 metadata[key] = value.item() if hasattr(value, "item") else value
+        metadata["resume_log"] = _texts(f["metadata/resume_log"][()])
         return Ensemble(
             rows=rows,
             inputs=inputs[:rows],

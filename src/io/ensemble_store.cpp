@@ -22,6 +22,7 @@ namespace {
 // Names of the layout, docs/hdf5-schema.md.
 constexpr const char* format_name = "contactuq-ensemble";
 constexpr std::int64_t format_version = 1;
+constexpr std::size_t resume_log_width = 256;  // bytes per /metadata/resume_log line
 constexpr std::string_view reserved_input_keys[] = {"names", "units", "roles", "column_attributes"};
 
 }  // namespace
@@ -175,7 +176,7 @@ std::vector<std::string> column_attribute_keys(const ensemble_schema& s) {
   return keys;
 }
 
-void write_metadata(hdf5::group&& g, const ensemble_metadata& m) {
+void write_metadata(hdf5::group& g, const ensemble_metadata& m) {
   g.set_attribute("study_path", m.study_path);
   g.set_attribute("contactuq_version", m.contactuq_version);
   g.set_attribute("git_commit", m.git_commit);
@@ -186,7 +187,6 @@ void write_metadata(hdf5::group&& g, const ensemble_metadata& m) {
   g.set_attribute("end_time", m.end_time);
   g.set_attribute("host", m.host);
   g.set_attribute("threads", static_cast<std::uint64_t>(m.threads));
-  g.set_attribute("resume_log", std::vector<std::string>{});
 }
 
 ensemble_metadata read_metadata(const hdf5::file& f) {
@@ -411,9 +411,10 @@ struct ensemble_writer::impl {
   std::optional<row_datasets> rows;
   std::size_t completed = 0;
   std::size_t chunk_rows = 0;
+  bool finished = false;
 
   void require_open() const {
-    if (!file) throw std::logic_error(fmt::format("{}: the writer is closed", path.string()));
+    if (finished) throw std::logic_error(fmt::format("{}: the writer is closed", path.string()));
   }
 };
 
@@ -430,6 +431,12 @@ std::size_t ensemble_writer::chunk_rows() const noexcept { return impl_->chunk_r
 
 namespace {
 
+std::filesystem::path sibling(const std::filesystem::path& path, const char* suffix) {
+  auto other = path;
+  other += suffix;
+  return other;
+}
+
 // Writes the empty ensemble of `schema` to a new file at `path`: attributes, /study,
 // /metadata and every dataset with 0 rows.
 void write_empty_ensemble(const std::filesystem::path& path, const ensemble_schema& s,
@@ -438,7 +445,14 @@ void write_empty_ensemble(const std::filesystem::path& path, const ensemble_sche
   f.set_attribute("format", format_name);
   f.set_attribute("format_version", format_version);
   f.write_text("study", s.metadata.study_text);
-  write_metadata(f.create_group("metadata"), s.metadata);
+  auto metadata = f.create_group("metadata");
+  write_metadata(metadata, s.metadata);
+  // A dataset, not an attribute: it grows while the file is SWMR-written.
+  metadata.create_appendable("resume_log", {.type = hdf5::element::text,
+                                            .columns = std::nullopt,
+                                            .chunk_rows = 16,
+                                            .deflate_level = options.deflate_level,
+                                            .text_width = resume_log_width});
 
   // One chunk height for all datasets (see ensemble_options), sized by the widest row.
   std::size_t widest = std::max<std::size_t>({s.inputs.size(), s.outputs.size(), 1}) * 8;
@@ -495,19 +509,53 @@ void write_empty_ensemble(const std::filesystem::path& path, const ensemble_sche
                                  .deflate_level = options.deflate_level,
                                  .integer_fill = status_not_written})
       .set_attribute("codes", sample_status_names());
+  f.close();
+}
+
+std::string resume_entry(const ensemble_metadata& now, std::size_t complete, std::size_t samples) {
+  return fmt::format("{}: resumed at sample {} of {} on {} with {} threads, contactuq {}{}",
+                     now.start_time.empty() ? iso8601_now() : now.start_time, complete, samples,
+                     now.host, now.threads,
+                     now.contactuq_version.empty() ? CONTACTUQ_VERSION : now.contactuq_version,
+                     now.git_commit.empty() ? "" : " (" + now.git_commit + ")");
 }
 
 }  // namespace
 
-// Opens the ensemble at state->path (locked by state->lock) to go on writing it: checks it
-// holds the study of `schema`, drops rows after the complete samples, turns SWMR writing on.
+// Opens the ensemble at state->path (locked by state->lock) as its SWMR writer, from the first
+// instant, so the file is never open for writing in another mode that a crash could leave
+// half-changed: checks it holds the study of `schema`, drops rows after the complete samples
+// and, when resuming, logs the resume.
 ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensemble_schema& schema,
                                       bool resuming) {
   const auto& path = state->path;
-  // The lock proves no other process writes the file, so the marks a killed SWMR writer left
-  // in it may be cleared.
-  auto& f = state->file.emplace(path, hdf5::file_mode::read_write,
-                                hdf5::file_options{.recover = resuming});
+  std::optional<hdf5::file> opened;
+  try {
+    // The lock proves no other process writes the file, so the marks a killed SWMR writer
+    // left in it may be cleared.
+    opened.emplace(path, hdf5::file_mode::read_write,
+                   hdf5::file_options{.swmr_write = true, .recover = resuming});
+  } catch (const hdf5::error& swmr_error) {
+    // A finished file of all N samples is in the HDF5 1.8 format, which SWMR writing does not
+    // support; it has nothing left to write. Anything else is an error.
+    if (!resuming) throw;
+    std::optional<hdf5::file> plain;
+    try {
+      plain.emplace(path, hdf5::file_mode::read_only, hdf5::file_options{.latest_format = false});
+    } catch (const hdf5::error&) {
+      throw swmr_error;
+    }
+    const ensemble_schema stored = read_schema(*plain);
+    check_same_study(path, stored, schema);
+    auto rows = row_datasets::open(*plain, stored);
+    if (rows.complete_rows() != stored.metadata.samples) throw swmr_error;
+    state->schema = schema;
+    state->schema.metadata = stored.metadata;
+    state->completed = stored.metadata.samples;
+    state->chunk_rows = rows.status.chunk_shape().at(0);
+    return ensemble_writer(std::move(state));
+  }
+  auto& f = state->file.emplace(std::move(*opened));
   const ensemble_schema stored = read_schema(f);
   check_same_study(path, stored, schema);
   state->schema = schema;
@@ -520,22 +568,14 @@ ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensembl
   });
   state->completed = complete;
   state->chunk_rows = rows.status.chunk_shape().at(0);
-
   if (resuming) {
-    auto metadata = f.open_group("metadata");
-    auto log = metadata.strings_attribute("resume_log");
-    const auto& now = schema.metadata;
-    log.push_back(
-        fmt::format("{}: resumed at sample {} of {} on {} with {} threads, contactuq {}{}",
-                    now.start_time.empty() ? iso8601_now() : now.start_time, complete,
-                    stored.metadata.samples, now.host, now.threads,
-                    now.contactuq_version.empty() ? CONTACTUQ_VERSION : now.contactuq_version,
-                    now.git_commit.empty() ? "" : " (" + now.git_commit + ")"));
-    metadata.set_attribute("resume_log", log);
+    auto log = f.open_group("metadata").open_dataset("resume_log");
+    log.append_rows(
+        std::vector<std::string>{resume_entry(schema.metadata, complete, stored.metadata.samples)});
+    log.flush();
   }
+  rows.for_each([](hdf5::dataset& d) { d.flush(); });
   f.flush();
-  // A complete file may have been converted for old readers; nothing is left to write to it.
-  if (complete < stored.metadata.samples) f.start_swmr_write();
   state->rows = std::move(rows);
   return ensemble_writer(std::move(state));
 }
@@ -554,8 +594,7 @@ ensemble_writer ensemble_writer::create(const std::filesystem::path& path,
   // or an empty ensemble). Another process writing either name makes this fail.
   std::optional<file_lock> previous;
   if (std::filesystem::exists(path)) previous.emplace(path, false);
-  auto temporary = path;
-  temporary += ".new";
+  const auto temporary = sibling(path, ".new");
   auto state = std::make_unique<impl>();
   state->path = path;
   state->lock = file_lock(temporary, true);
@@ -639,15 +678,21 @@ void ensemble_writer::append(const ensemble_block& block) {
 void ensemble_writer::finish(std::string_view end_time) {
   impl_->require_open();
   impl_->rows.reset();
-  impl_->file->close();
+  if (impl_->file) impl_->file->close();
   impl_->file.reset();
-  // Attributes cannot change under SWMR writing: reopen the now cleanly closed file plainly.
-  hdf5::file f(impl_->path, hdf5::file_mode::read_write);
+  // Attributes cannot change under SWMR writing, and changing them (or converting the format)
+  // in place could leave a damaged file if interrupted: change a copy and rename it over the
+  // original, which is complete and cleanly closed until then.
+  const auto copy = sibling(impl_->path, ".new");
+  std::filesystem::copy_file(impl_->path, copy, std::filesystem::copy_options::overwrite_existing);
+  hdf5::file f(copy, hdf5::file_mode::read_write);
   f.open_group("metadata").set_attribute("end_time", end_time);
-  impl_->schema.metadata.end_time = std::string(end_time);
   if (impl_->completed == impl_->schema.metadata.samples) f.convert_for_old_readers();
   f.close();
+  std::filesystem::rename(copy, impl_->path);
+  impl_->schema.metadata.end_time = std::string(end_time);
   impl_->lock.release();
+  impl_->finished = true;
 }
 
 // ---- reader ----
@@ -705,7 +750,7 @@ ensemble read_ensemble(const std::filesystem::path& path) {
   for (const auto& c : rows.curves) e.curves.push_back(read_matrix(c, e.rows));
   e.status = rows.status.read_int32s(0, e.rows);
   e.messages = rows.messages.read_texts(0, e.rows);
-  e.resume_log = f.open_group("metadata").strings_attribute("resume_log");
+  e.resume_log = f.open_group("metadata").open_dataset("resume_log").read_texts();
   return e;
 }
 

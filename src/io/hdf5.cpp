@@ -744,7 +744,8 @@ handle open_file(const std::filesystem::path& path, file_mode mode, const file_o
       if (id < 0) throw_error(name, "/", "cannot create file");
       break;
     case file_mode::read_write:
-      id = H5Fopen(name.c_str(), H5F_ACC_RDWR, access.get());
+      id = H5Fopen(name.c_str(), H5F_ACC_RDWR | (options.swmr_write ? H5F_ACC_SWMR_WRITE : 0u),
+                   access.get());
       if (id < 0) throw_error(name, "/", "cannot open file for writing");
       // A SWMR writer flushes metadata that points past the end of allocation recorded in
       // the superblock, which it updates only on a file flush; after a crash, extend the

@@ -627,6 +627,27 @@ TEST_CASE("a finished complete file is converted for HDF5 1.8 readers; resuming 
   CHECK(e.schema.metadata.end_time == "2024-05-01T12:06:00Z");
 }
 
+TEST_CASE("a finish interrupted before its rename leaves a file that resumes and finishes",
+          "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "unfinished.h5";
+  {
+    auto writer = ensemble_writer::create(path, test_schema());
+    write_samples(writer, 60);
+  }  // every sample written, finish() never ran to its end
+  // What a finish killed before its rename leaves next to the file: a half-made copy.
+  std::ofstream(dir / "unfinished.h5.new") << "half a copy";
+  CHECK(read_ensemble(path).schema.metadata.end_time.empty());
+  auto writer = ensemble_writer::resume(path, test_schema());
+  CHECK(writer.completed() == 60);
+  writer.finish("2024-05-01T12:07:00Z");
+  CHECK_FALSE(std::filesystem::exists(dir / "unfinished.h5.new"));
+  const auto e = read_ensemble(path);
+  check_values(e, 60);
+  CHECK(e.schema.metadata.end_time == "2024-05-01T12:07:00Z");
+  CHECK(superblock_version(path) <= 2);
+}
+
 TEST_CASE("python3-h5py reads the ensemble without contactuq", "[io][python]") {
   scratch_dir dir;
   const auto finished = dir / "finished.h5";

@@ -7,7 +7,9 @@
 // before the next is taken; the file stays readable at every instant (HDF5 SWMR writing), so a
 // crash or kill -9 loses at most the block in flight. ensemble_writer::resume reopens such a
 // file, finds how many leading samples are complete, drops anything after them and continues;
-// the finished datasets are then identical to those of an uninterrupted run.
+// the finished datasets are then identical to those of an uninterrupted run. Create, resume and
+// finish never leave the file half-changed either: the file at the path is always either
+// cleanly closed or marked as SWMR-written.
 //
 // Threads: one writer must not be used from two threads at once (the runner's in-order write
 // stage calls it).
@@ -145,7 +147,7 @@ class ensemble_writer {
   // study: its study text, names, units and N must equal those of `schema`, else
   // ensemble_error. Rows after the complete ones are dropped; completed() says where to go on.
   // The start time, host and thread count of the first run stay; each resume is logged in
-  // /metadata@resume_log. Throws ensemble_error if there is no file or another process is
+  // /metadata/resume_log. Throws ensemble_error if there is no file or another process is
   // writing it. `options` apply to create only: a resumed file keeps its chunks and widths.
   static ensemble_writer resume(const std::filesystem::path& path, const ensemble_schema& schema,
                                 const ensemble_options& options = {});
@@ -165,8 +167,10 @@ class ensemble_writer {
   // Writes `block`, whose first sample must be completed(), and flushes it to disk; throws
   // std::invalid_argument if the block's shape or position is wrong.
   void append(const ensemble_block& block);
-  // Records the end time and closes the file. A complete file (completed() == samples()) is
-  // also converted to the HDF5 1.8 format for older readers. The writer is then closed.
+  // Records the end time and closes the file; a complete file (completed() == samples()) is
+  // also converted to the HDF5 1.8 format for older readers. Works on a copy renamed over the
+  // file at the end (an interrupted finish leaves the file as it was). The writer is then
+  // closed.
   void finish(std::string_view end_time);
 
  private:
