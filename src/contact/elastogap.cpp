@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "contactuq/error.hpp"
+#include "power.hpp"
 
 namespace contactuq::contact {
 
@@ -17,13 +18,13 @@ void elastogap_params::validate() const {
 
 double elastogap_force(const elastogap_params& p, double delta, double delta_dot) {
   if (delta <= 0) return 0.0;
-  const double f_c = p.stiffness * std::pow(delta, p.exponent);
+  const double f_c = p.stiffness * detail::power(delta, p.exponent);
   return f_c + std::clamp(p.damping * delta_dot, -f_c, f_c);  // |f_d| <= f_c
 }
 
 double elastogap_unbounded_force(const elastogap_params& p, double delta, double delta_dot) {
   if (delta <= 0) return 0.0;
-  return p.stiffness * std::pow(delta, p.exponent) + p.damping * delta_dot;
+  return p.stiffness * detail::power(delta, p.exponent) + p.damping * delta_dot;
 }
 
 double elastogap_clipped_force(const elastogap_params& p, double delta, double delta_dot) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "contactuq/error.hpp"
+#include "power.hpp"
 
 namespace contactuq::contact {
 
@@ -14,7 +15,7 @@ void hertz_params::validate() const {
 
 double hertz_force(const hertz_params& params, double delta) {
   if (delta <= 0) return 0.0;
-  return params.stiffness * std::pow(delta, params.exponent);  // Skrinjar eq. (21)
+  return params.stiffness * detail::power(delta, params.exponent);  // Skrinjar eq. (21)
 }
 
 }  // namespace contactuq::contact

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "contactuq/error.hpp"
+#include "power.hpp"
 
 namespace contactuq::contact {
 
@@ -19,7 +20,7 @@ double hysteresis_damping_force(const hysteresis_damping_params& p, double chi, 
                                 double delta_dot) {
   if (delta <= 0) return 0.0;
   // Skrinjar eq. (25), clipped so that the contact never pulls.
-  return std::max(0.0, p.stiffness * std::pow(delta, p.exponent) * (1 + chi * delta_dot));
+  return std::max(0.0, p.stiffness * detail::power(delta, p.exponent) * (1 + chi * delta_dot));
 }
 
 double record_impact_velocity(hysteresis_damping_state& s, double delta, double delta_dot) {

@@ -20,6 +20,7 @@
 #include "contactuq/contact/lankarani_nikravesh.hpp"
 #include "contactuq/contact/thornton.hpp"
 #include "contactuq/error.hpp"
+#include "power.hpp"
 
 namespace contactuq::contact {
 
@@ -272,7 +273,7 @@ elastogap_params read_elastogap(reader& r) {
 // c sgn(delta) |delta|^n + d delta_dot: continuous, and zero where the bounded or clipped
 // force lets go.
 double elastogap_raw(const elastogap_params& p, double d, double v) {
-  const double spring = p.stiffness * std::pow(std::abs(d), p.exponent);
+  const double spring = p.stiffness * detail::power(std::abs(d), p.exponent);
   return (d >= 0 ? spring : -spring) + p.damping * v;
 }
 

@@ -5,6 +5,9 @@
 #include <nvector/nvector_serial.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include <array>
+#include <boost/numeric/odeint.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -38,10 +41,14 @@ struct callback_state {
   contact::contact_law* law = nullptr;
   double mass = 0.0;
   phase current = phase::loading;
+  double rate_step = 0.0;  // time step [s] of the finite difference for dF/dt
+  bool find_force_peak = false;  // a rate-dependent law while loading
   long evaluations = 0;
+  int model_failures = 0;
   std::string error;
-  bool model_failure = false;
 };
+
+constexpr int max_model_failures = 20;
 
 int rhs(sunrealtype, N_Vector y, N_Vector ydot, void* data) {
   auto& s = *static_cast<callback_state*>(data);
@@ -54,20 +61,38 @@ int rhs(sunrealtype, N_Vector y, N_Vector ydot, void* data) {
     return 0;
   } catch (const std::exception& e) {
     s.error = e.what();
-    s.model_failure = true;
-    return -1;  // CVODE retries with a smaller step; see the loop in run()
+    ++s.model_failures;
+    return -1;
   }
 }
 
+// g[0]: delta' while loading (the peak overlap), the law's release margin while unloading.
+// g[1]: for a rate-dependent law while loading, dF/dt along the trajectory by a forward
+// difference over a Taylor step (the force peak, which then comes before the peak overlap);
+// otherwise a constant. A rate-independent law peaks with the overlap.
+void root_values(const callback_state& s, double d, double v, double* g) {
+  g[0] = s.current == phase::loading ? v : s.law->release_margin(d, v);
+  g[1] = 1.0;
+  if (s.find_force_peak) {
+    const double f = s.law->peek_force(d, v);
+    const double a = -f / s.mass;
+    const double h = s.rate_step;
+    g[1] = s.law->peek_force(d + h * v + 0.5 * h * h * a, v + h * a) - f;
+  }
+}
+
+// A law that keeps failing (CVODE retries a failed right-hand side with smaller steps, e.g.
+// johnson_cylinder creeping towards delta*) is stopped here, where a failure is final.
 int root(sunrealtype, N_Vector y, sunrealtype* g, void* data) {
   auto& s = *static_cast<callback_state*>(data);
+  if (s.model_failures >= max_model_failures) return -1;
   const double* in = N_VGetArrayPointer(y);
   try {
-    g[0] = s.current == phase::loading ? in[1] : s.law->release_margin(in[0], in[1]);
+    root_values(s, in[0], in[1], g);
     return 0;
   } catch (const std::exception& e) {
     s.error = e.what();
-    s.model_failure = true;
+    ++s.model_failures;
     return -1;
   }
 }
@@ -143,7 +168,7 @@ struct impact_simulator::impl {
         solver = SUNNonlinSol_FixedPoint(y, 0, context);
         flag = CVodeSetNonlinearSolver(cvode, solver);
       }
-      if (flag == CV_SUCCESS) flag = CVodeRootInit(cvode, 1, root);
+      if (flag == CV_SUCCESS) flag = CVodeRootInit(cvode, 2, root);
       if (flag == CV_SUCCESS) flag = CVodeSetUserData(cvode, &state);
       if (flag == CV_SUCCESS) flag = CVodeSetErrHandlerFn(cvode, error_handler, &state);
       if (flag == CV_SUCCESS) flag = CVodeSetNoInactiveRootWarn(cvode);
@@ -153,8 +178,8 @@ struct impact_simulator::impl {
     }
     if (flag == CV_SUCCESS) flag = CVodeSVtolerances(cvode, o.relative_tolerance, abstol);
     if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(cvode, o.max_steps);
-    int direction = -1;  // both roots are sought falling: delta' to 0, margin to 0
-    if (flag == CV_SUCCESS) flag = CVodeSetRootDirection(cvode, &direction);
+    int directions[2] = {-1, -1};  // delta' or the margin falling to 0; dF/dt turning negative
+    if (flag == CV_SUCCESS) flag = CVodeSetRootDirection(cvode, directions);
     if (flag != CV_SUCCESS && state.error.empty())
       state.error = fmt::format("CVODE setup failed (flag {})", flag);
     return flag == CV_SUCCESS;
@@ -183,15 +208,6 @@ impact_result impact_simulator::run(const contact::contact_law& law_in, const im
   const double mu_1 = std::isinf(o.mass_1) ? 1.0
                       : std::isinf(o.mass_2) ? 0.0
                                              : o.mass_1 / (o.mass_1 + o.mass_2);
-  auto finish = [&](double rate_out) {
-    r.restitution = -rate_out / v0;
-    r.energy_dissipated = 0.5 * m * (v0 * v0 - rate_out * rate_out);
-    r.impulse = m * (v0 - rate_out);
-    // delta' = v1 - v2: before, v1 = v0 and v2 = 0; after, v1 - v2 = rate_out and
-    // m1 v1 + m2 v2 = m1 v0.
-    r.velocity_1 = v0 - (1 - mu_1) * (v0 - rate_out);
-    r.velocity_2 = mu_1 * (v0 - rate_out);
-  };
 
   if (law_in.is_impact_map()) {  // Brake 2014 eq. (11)
     const auto out = contact::cor_impact(contact::cor_params{law_in.restitution()}, o.mass_1,
@@ -207,7 +223,9 @@ impact_result impact_simulator::run(const contact::contact_law& law_in, const im
 
   contact::contact_law law = law_in;
   auto& s = impl_->state;
-  s = callback_state{&law, m, phase::loading, 0, {}, false};
+  s = callback_state{};
+  s.law = &law;
+  s.mass = m;
 
   auto fail = [&](impact_status status, const std::string& what) {
     r.status = status;
@@ -225,116 +243,203 @@ impact_result impact_simulator::run(const contact::contact_law& law_in, const im
   double* atol = N_VGetArrayPointer(impl_->abstol);
   atol[0] = o.absolute_tolerance * scale;
   atol[1] = o.absolute_tolerance * v0;
+  s.rate_step = 1e-7 * scale / v0;
+  bool rate_dependent = false;  // the force at a loading state depends on delta'
+  try {
+    rate_dependent = law.peek_force(1e-2 * scale, v0) != law.peek_force(1e-2 * scale, -v0);
+  } catch (const std::exception& e) {
+    return fail(impact_status::model_error, e.what());
+  }
 
-  auto sample = [&](double t, double d, double v) {
-    const double f = law.peek_force(d, v);
-    if (f > r.peak_force) r.peak_force = f;
-    if (o.record_history) r.history.push_back({t, d, v, f});
-    return f;
-  };
-  sample(0.0, 0.0, v0);
+  // The force just after first touch starts the peak search. A rate-dependent law's force peaks
+  // before the overlap does, as a root of dF/dt (g[1]); if dF/dt is negative from first touch on,
+  // the peak is the damper's jump at first touch.
+  r.peak_force = law.peek_force(1e-12 * scale, v0);
+  if (o.record_history) r.history.push_back({0.0, 0.0, v0, law.peek_force(0.0, v0)});
 
-  // Samples (t_prev, t_end] of the last step; refines an interior force peak by golden section.
+  // With a history, every step is sampled on CVODE's dense output; without, CVODE runs from
+  // root to root (the peak force, the peak overlap, the release) on its own.
   auto sample_step = [&](double t_prev, double t_end) {
     const int k = o.samples_per_step;
-    double best = -std::numeric_limits<double>::infinity();
-    int best_i = 0;
     for (int i = 1; i <= k; ++i) {
       const double t = i == k ? t_end : t_prev + (t_end - t_prev) * i / k;
       const auto [d, v] = impl_->at(t);
-      const double f = sample(t, d, v);
-      if (f > best) {
-        best = f;
-        best_i = i;
-      }
-    }
-    if (best_i < k && best >= r.peak_force) {  // the peak is inside this step
-      const double h = (t_end - t_prev) / k;
-      double a = t_prev + (best_i - 1) * h;
-      double b = t_prev + (best_i + 1) * h;
-      const double g = 0.5 * (std::sqrt(5.0) - 1);
-      auto force_at = [&](double t) {
-        const auto [d, v] = impl_->at(t);
-        return law.peek_force(d, v);
-      };
-      double c = b - g * (b - a), e = a + g * (b - a);
-      double fc = force_at(c), fe = force_at(e);
-      for (int i = 0; i < 40 && b - a > 1e-12 * t_end; ++i) {
-        if (fc > fe) {
-          b = e, e = c, fe = fc, c = b - g * (b - a), fc = force_at(c);
-        } else {
-          a = c, c = e, fc = fe, e = a + g * (b - a), fe = force_at(e);
-        }
-      }
-      r.peak_force = std::max({r.peak_force, fc, fe});
+      r.history.push_back({t, d, v, law.peek_force(d, v)});
     }
   };
 
-  // Integrates one phase to its root. Returns the root state, or nothing on failure.
-  auto integrate = [&](phase p, double t0, double d0, double v0_phase,
-                       double& t_root) -> std::optional<std::pair<double, double>> {
-    s.current = p;
-    if (!impl_->start(t0, d0, v0_phase, o)) return std::nullopt;
+  const auto too_many_steps = [&](phase p) {
+    return fmt::format("more than max_steps = {} steps in the {} phase", o.max_steps,
+                       p == phase::loading ? "loading" : "unloading");
+  };
+
+  // Integrates one phase to its terminal root (g[0]) with CVODE; returns the state there.
+  auto integrate_cvode = [&](phase p, double t0, double d0, double rate0,
+                             double& t_root) -> std::optional<std::pair<double, double>> {
+    if (!impl_->start(t0, d0, rate0, o)) return std::nullopt;
+    const int mode = o.record_history ? CV_ONE_STEP : CV_NORMAL;
     double t_prev = t0;
-    int failing_steps = 0;
-    for (long step = 0;; ++step) {
+    for (long calls = 0;; ++calls) {
       double t = 0.0;
-      s.model_failure = false;
-      const int flag = CVode(impl_->cvode, t0 + 1e6, impl_->y, &t, CV_ONE_STEP);
+      const int flag = CVode(impl_->cvode, t0 + 1e6, impl_->y, &t, mode);
+      if (flag == CV_TOO_MUCH_WORK || (flag >= 0 && calls >= o.max_steps)) {
+        s.error = too_many_steps(p);
+        return std::nullopt;
+      }
       if (flag < 0) {
         if (s.error.empty()) s.error = CVodeGetReturnFlagName(flag);
         return std::nullopt;
       }
-      // CVODE retries a failed right-hand side with a smaller step. A law that has no answer
-      // beyond some state (johnson_cylinder past delta*) then makes it creep towards that state;
-      // after some such steps we report the law's message instead.
-      if (s.model_failure) ++failing_steps;
-      if (failing_steps >= 20) {
-        s.model_failure = true;
-        s.error += " (the integrator cannot step past this state)";
-        return std::nullopt;
-      }
-      const double* y = N_VGetArrayPointer(impl_->y);
-      sample_step(t_prev, t);
+      if (o.record_history) sample_step(t_prev, t);
       t_prev = t;
-      law.force(y[0], y[1]);  // advance the history on the accepted state
+      const double* y = N_VGetArrayPointer(impl_->y);
       if (flag == CV_ROOT_RETURN) {
-        t_root = t;
-        return std::make_pair(y[0], y[1]);
-      }
-      if (step >= o.max_steps) {
-        s.error = fmt::format("more than max_steps = {} steps in the {} phase", o.max_steps,
-                              p == phase::loading ? "loading" : "unloading");
-        return std::nullopt;
+        int found[2] = {0, 0};
+        CVodeGetRootInfo(impl_->cvode, found);
+        r.peak_force = std::max(r.peak_force, law.peek_force(y[0], y[1]));
+        // One force peak per loading phase: searching on would restart CVODE on a root of a
+        // finite difference that can be exactly zero on both sides (CV_CLOSE_ROOTS).
+        if (found[1] != 0) s.find_force_peak = false;
+        if (found[0] != 0) {
+          t_root = t;
+          long steps = 0;
+          CVodeGetNumSteps(impl_->cvode, &steps);
+          r.steps += steps;
+          return std::make_pair(y[0], y[1]);
+        }
       }
     }
   };
+
+  // The same with Boost.Odeint's Dormand-Prince 5(4) and its dense output, on the state scaled
+  // to order one (x = delta / scale, u = delta' / v0, tau = t v0 / scale) so that its scalar
+  // tolerances act on both components as CVODE's vector ones do. Roots are located on the dense
+  // output by the Illinois method. A law that throws ends the impact (model_error).
+  auto integrate_dopri5 = [&](phase p, double t0, double d0, double rate0,
+                              double& t_root) -> std::optional<std::pair<double, double>> {
+    using state2 = std::array<double, 2>;
+    namespace odeint = boost::numeric::odeint;
+    const double time_scale = scale / v0;
+    const double accel_scale = scale / (m * v0 * v0);
+    auto system = [&](const state2& x, state2& dxdt, double) {
+      ++s.evaluations;
+      dxdt[0] = x[1];
+      dxdt[1] = -law.peek_force(scale * x[0], v0 * x[1]) * accel_scale;
+    };
+    auto stepper = odeint::make_dense_output(o.absolute_tolerance, o.relative_tolerance,
+                                             odeint::runge_kutta_dopri5<state2>());
+    stepper.initialize(state2{d0 / scale, rate0 / v0}, t0 / time_scale, 1e-3);
+    auto g_at = [&](const state2& x, std::array<double, 2>& g) {
+      root_values(s, scale * x[0], v0 * x[1], g.data());
+    };
+    std::array<double, 2> g_prev{};
+    g_at(stepper.current_state(), g_prev);
+    for (long step = 0;; ++step) {
+      if (step >= o.max_steps) {
+        s.error = too_many_steps(p);
+        return std::nullopt;
+      }
+      const auto [ta, tb] = stepper.do_step(system);
+      ++r.steps;
+      if (o.record_history) {
+        for (int i = 1; i <= o.samples_per_step; ++i) {
+          state2 x;
+          const double tau = i == o.samples_per_step ? tb : ta + (tb - ta) * i / o.samples_per_step;
+          stepper.calc_state(tau, x);
+          const double d = scale * x[0], v = v0 * x[1];
+          r.history.push_back({tau * time_scale, d, v, law.peek_force(d, v)});
+        }
+      }
+      std::array<double, 2> g_now{};
+      g_at(stepper.current_state(), g_now);
+      // Falling crossings of g[0] (terminal) and g[1] (the force peak) inside [ta, tb].
+      auto locate = [&](int i) {
+        double a = ta, b = tb, ga = g_prev[i], gb = g_now[i];
+        int side = 0;
+        for (int it = 0; it < 100 && b - a > 4e-16 * std::max(1.0, std::abs(b)); ++it) {
+          double c = b - gb * (b - a) / (gb - ga);
+          if (!(c > a && c < b)) c = 0.5 * (a + b);
+          state2 x;
+          stepper.calc_state(c, x);
+          std::array<double, 2> gc{};
+          g_at(x, gc);
+          if (gc[i] > 0) {
+            a = c, ga = gc[i];
+            if (side == -1) gb *= 0.5;  // Illinois: halve the stale end
+            side = -1;
+          } else {
+            b = c, gb = gc[i];
+            if (side == 1) ga *= 0.5;
+            side = 1;
+          }
+        }
+        return b;
+      };
+      const bool overlap_root = g_prev[0] > 0 && g_now[0] <= 0;
+      const bool force_root = s.find_force_peak && g_prev[1] > 0 && g_now[1] <= 0;
+      const double tau_overlap = overlap_root ? locate(0) : tb;
+      if (force_root) {
+        const double tau_force = locate(1);
+        if (tau_force <= tau_overlap) {
+          state2 x;
+          stepper.calc_state(tau_force, x);
+          r.peak_force = std::max(r.peak_force, law.peek_force(scale * x[0], v0 * x[1]));
+          s.find_force_peak = false;
+          g_now[1] = 1.0;
+        }
+      }
+      if (overlap_root) {
+        state2 x;
+        stepper.calc_state(tau_overlap, x);
+        const double d = scale * x[0], v = v0 * x[1];
+        r.peak_force = std::max(r.peak_force, law.peek_force(d, v));
+        t_root = tau_overlap * time_scale;
+        return std::make_pair(d, v);
+      }
+      g_prev = g_now;
+    }
+  };
+
+  auto integrate = [&](phase p, double t0, double d0, double rate0,
+                       double& t_root) -> std::optional<std::pair<double, double>> {
+    s.current = p;
+    s.find_force_peak = rate_dependent && p == phase::loading;
+    return o.integrator == impact_integrator::cvode_adams
+               ? integrate_cvode(p, t0, d0, rate0, t_root)
+               : integrate_dopri5(p, t0, d0, rate0, t_root);
+  };
   auto failure_status = [&] {
-    if (s.model_failure) return impact_status::model_error;
-    if (s.error.rfind("more than max_steps", 0) == 0 || s.error == "CV_TOO_MUCH_WORK")
-      return impact_status::too_many_steps;
+    if (s.model_failures > 0) return impact_status::model_error;
+    if (s.error.rfind("more than max_steps", 0) == 0) return impact_status::too_many_steps;
     return impact_status::solver_error;
   };
 
   try {
+    // Loading. The history needs no update inside the phase: delta only grows, and at or above
+    // the largest overlap every law is on its loading curve.
     double t_peak = 0.0;
     const auto peak = integrate(phase::loading, 0.0, 0.0, v0, t_peak);
     if (!peak) return fail(failure_status(), s.error);
     r.peak_overlap = peak->first;
     r.compression_duration = t_peak;
-    long steps = 0;
-    CVodeGetNumSteps(impl_->cvode, &steps);
-    r.steps = steps;
+    law.force(peak->first, peak->second);  // commit delta_m (and F_m, ...)
 
+    // Unloading, restarted at the peak so that no step straddles the change of branch.
     double t_release = 0.0;
     const auto release = integrate(phase::unloading, t_peak, peak->first, peak->second, t_release);
     if (!release) return fail(failure_status(), s.error);
-    CVodeGetNumSteps(impl_->cvode, &steps);
-    r.steps += steps;
+    law.force(release->first, release->second);
     r.contact_duration = t_release;
     r.residual_overlap = std::max(0.0, release->first);
     r.rhs_evaluations = s.evaluations;
-    finish(release->second);
+    const double rate_out = release->second;
+    r.restitution = -rate_out / v0;
+    r.energy_dissipated = 0.5 * m * (v0 * v0 - rate_out * rate_out);
+    r.impulse = m * (v0 - rate_out);
+    // delta' = v1 - v2: before, v1 = v0 and v2 = 0; after, v1 - v2 = rate_out and
+    // m1 v1 + m2 v2 = m1 v0.
+    r.velocity_2 = mu_1 * (v0 - rate_out);
+    r.velocity_1 = r.velocity_2 + rate_out;
   } catch (const std::exception& e) {  // from a law evaluated outside the callbacks
     return fail(impact_status::model_error, e.what());
   }

@@ -43,11 +43,16 @@ contact_law law(const std::string& name, std::map<std::string, double> values = 
   return make_law(name, in);
 }
 
-impact_options options(double v0) {
+impact_options options(double v0, impact_integrator integrator = impact_integrator::dopri5) {
   impact_options o;
   o.mass_1 = sphere_mass();
   o.approach_velocity = v0;
+  o.integrator = integrator;
   return o;
+}
+
+const char* label(impact_integrator i) {
+  return i == impact_integrator::cvode_adams ? "cvode_adams" : "dopri5";
 }
 
 // Hertz stiffness of the steel pair, K = 4/3 E sqrt(r).
@@ -70,8 +75,10 @@ double loop_area(const impact_result& r) {
 }  // namespace
 
 TEST_CASE("impact: Hertz reproduces the closed-form peak overlap and duration", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   const double v0 = GENERATE(0.01, 0.1, 1.0, 10.0);
-  const auto r = simulate_impact(law("hertz"), options(v0));
+  const auto r = simulate_impact(law("hertz"), options(v0, integrator));
   REQUIRE(r.ok());
   const double m = sphere_mass();
   const double k = hertz_k();
@@ -91,6 +98,8 @@ TEST_CASE("impact: Hertz reproduces the closed-form peak overlap and duration", 
 }
 
 TEST_CASE("impact: purely elastic laws return e = 1 to 1e-6", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   using values = std::map<std::string, double>;
   const auto [name, given, with_pair] = GENERATE(table<std::string, values, bool>({
       {"hertz", values{}, true},
@@ -110,7 +119,7 @@ TEST_CASE("impact: purely elastic laws return e = 1 to 1e-6", "[dynamics][impact
   }));
   INFO(name);
   for (double v0 : {0.001, 0.004}) {
-    const auto r = simulate_impact(law(name, given, with_pair), options(v0));
+    const auto r = simulate_impact(law(name, given, with_pair), options(v0, integrator));
     REQUIRE(r.ok());
     CHECK(r.restitution == Approx(1.0).margin(1e-6));
     CHECK(r.residual_overlap < 1e-6 * r.peak_overlap);
@@ -118,12 +127,14 @@ TEST_CASE("impact: purely elastic laws return e = 1 to 1e-6", "[dynamics][impact
 }
 
 TEST_CASE("impact: the elastic-plastic laws coincide with Hertz below yield", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   const std::string name = GENERATE("brake", "thornton", "etsion");
   INFO(name);
   // Thornton's yield velocity of this pair is about 6 mm/s; stay below the smallest onset.
   const double v0 = 0.002;
-  const auto hertz = simulate_impact(law("hertz"), options(v0));
-  const auto r = simulate_impact(law(name), options(v0));
+  const auto hertz = simulate_impact(law("hertz"), options(v0, integrator));
+  const auto r = simulate_impact(law(name), options(v0, integrator));
   REQUIRE(r.ok());
   CHECK(r.peak_overlap == Approx(hertz.peak_overlap).epsilon(1e-8));
   CHECK(r.peak_force == Approx(hertz.peak_force).epsilon(1e-8));
@@ -132,23 +143,27 @@ TEST_CASE("impact: the elastic-plastic laws coincide with Hertz below yield", "[
 }
 
 TEST_CASE("impact: Thornton's simulated restitution matches his closed form", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   const auto pair = steel_sphere_on_flat();
   const thornton_params p{effective_modulus(pair.body_1.modulus, pair.body_1.poisson, pair.body_2.modulus, pair.body_2.poisson),
                           sphere_radius, pair.body_1.yield_strength};
   const double vy = thornton_yield_velocity(p, sphere_mass());
   const double ratio = GENERATE(0.5, 1.0, 1.1, 2.0, 5.0, 20.0, 300.0);
-  const auto r = simulate_impact(law("thornton"), options(ratio * vy));
+  const auto r = simulate_impact(law("thornton"), options(ratio * vy, integrator));
   REQUIRE(r.ok());
   CHECK(r.restitution == Approx(thornton_restitution(vy, ratio * vy)).epsilon(1e-6));
   if (ratio > 1) CHECK(r.residual_overlap > 0.0);
 }
 
 TEST_CASE("impact: hysteresis-damping laws deliver the restitution of the exact relation (H)", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   const std::string name = GENERATE("lankarani_nikravesh", "hunt_crossley", "flores", "gonthier");
   const double e = GENERATE(0.3, 0.5, 0.7, 0.9, 0.99);
   const double v0 = GENERATE(0.05, 2.0);
   INFO(name << " e = " << e << " v0 = " << v0);
-  const auto r = simulate_impact(law(name, {{"restitution", e}}), options(v0));
+  const auto r = simulate_impact(law(name, {{"restitution", e}}), options(v0, integrator));
   REQUIRE(r.ok());
   // chi' v0 of each law, Skrinjar eq. (26) and the laws' headers.
   const double x = name == "lankarani_nikravesh" ? 0.75 * (1 - e * e)
@@ -166,6 +181,8 @@ TEST_CASE("impact: hysteresis-damping laws deliver the restitution of the exact 
 }
 
 TEST_CASE("impact: kelvin_voigt matches the clipped damped oscillator", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   // Brake 2014 defaults K = 1e7 N/m, C = 280 N*s/m. Until release, delta = v0/w_d e^(-z w t)
   // sin(w_d t); the clipped force K delta + C delta' reaches zero where delta'' = 0.
   const double m = sphere_mass();
@@ -174,21 +191,35 @@ TEST_CASE("impact: kelvin_voigt matches the clipped damped oscillator", "[dynami
   // delta'' = 0: tan(wd t) = 2 z w wd / (z^2 w^2 - wd^2), on the branch after the peak overlap.
   const double t_release = (std::atan2(2 * z * w * wd, z * z * w * w - wd * wd)) / wd;
   const double rate = v0 / wd * std::exp(-z * w * t_release) * (wd * std::cos(wd * t_release) - z * w * std::sin(wd * t_release));
-  const auto r = simulate_impact(law("kelvin_voigt", {}, false), options(v0));
+  const auto r = simulate_impact(law("kelvin_voigt", {}, false), options(v0, integrator));
   REQUIRE(r.ok());
   CHECK(r.contact_duration == Approx(t_release).epsilon(1e-6));
   CHECK(r.restitution == Approx(-rate / v0).epsilon(1e-6));
   CHECK(r.residual_overlap > 0.0);  // the damper lets go before the overlap closes
+  // Peak force: the largest -m delta'' of the closed form, by a fine scan.
+  double peak = 0.0;
+  for (int i = 0; i <= 200000; ++i) {
+    const double t = t_release * i / 200000;
+    const double accel = v0 / wd * std::exp(-z * w * t) *
+                         ((z * z * w * w - wd * wd) * std::sin(wd * t) - 2 * z * w * wd * std::cos(wd * t));
+    peak = std::max(peak, -m * accel);
+  }
+  CHECK(r.peak_force == Approx(peak).epsilon(1e-6));
+  CHECK(r.peak_force > k * r.peak_overlap);  // the damper adds to the spring before the peak overlap
 }
 
 TEST_CASE("impact: kelvin_voigt_cr returns sqrt(c_r), not c_r", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   const double cr = GENERATE(0.2, 0.5, 0.9);
-  const auto r = simulate_impact(law("kelvin_voigt_cr", {{"stiffness", 1e7}, {"restitution", cr}}, false), options(0.3));
+  const auto r = simulate_impact(law("kelvin_voigt_cr", {{"stiffness", 1e7}, {"restitution", cr}}, false), options(0.3, integrator));
   REQUIRE(r.ok());
   CHECK(r.restitution == Approx(std::sqrt(cr)).epsilon(1e-6));
 }
 
 TEST_CASE("impact: energy lost equals the area of the force-overlap loop", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   using values = std::map<std::string, double>;
   const auto [name, given] = GENERATE(table<std::string, values>({
       {"brake", values{}},
@@ -203,7 +234,7 @@ TEST_CASE("impact: energy lost equals the area of the force-overlap loop", "[dyn
       {"elastogap_unbounded", values{{"damping", 30.0}}},
   }));
   INFO(name);
-  auto o = options(3.0);
+  auto o = options(3.0, integrator);
   o.record_history = true;
   o.samples_per_step = 40;
   const auto r = simulate_impact(law(name, given, name != "kelvin_voigt" && name != "kelvin_voigt_cr"), o);
@@ -219,14 +250,16 @@ TEST_CASE("impact: energy lost equals the area of the force-overlap loop", "[dyn
 }
 
 TEST_CASE("impact: brake dissipates except where its unloading runs above its loading", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   // For this steel (p0/sigma_y = 3.0, delta_p = 9.1 delta_y) an impact at 0.1 m/s unloads from the
   // mixed regime and at 10 m/s from deep in the plastic one: energy is lost. At 1 m/s the peak
   // overlap falls just past delta_p, where the plastic line (18) is steeper than any elastic
   // unloading curve (25) through (delta_m, F_m) (see brake.hpp): the unloading curve lies above
   // the loading curve and the model returns more energy than it took, e > 1.
-  CHECK(simulate_impact(law("brake"), options(0.1)).restitution < 0.9);
-  CHECK(simulate_impact(law("brake"), options(10.0)).restitution < 0.75);
-  auto o = options(1.0);
+  CHECK(simulate_impact(law("brake"), options(0.1, integrator)).restitution < 0.9);
+  CHECK(simulate_impact(law("brake"), options(10.0, integrator)).restitution < 0.75);
+  auto o = options(1.0, integrator);
   o.record_history = true;
   o.samples_per_step = 40;
   const auto r = simulate_impact(law("brake"), o);
@@ -250,10 +283,12 @@ TEST_CASE("impact: cor is a velocity jump, eq. (11)", "[dynamics][impact]") {
 }
 
 TEST_CASE("impact: two free bodies share momentum through the effective mass", "[dynamics][impact]") {
-  auto o = options(1.0);
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
+  auto o = options(1.0, integrator);
   o.mass_2 = 2 * o.mass_1;
   const auto free = simulate_impact(law("thornton"), o);
-  auto fixed = options(1.0);
+  auto fixed = options(1.0, integrator);
   fixed.mass_1 = o.mass_1 * o.mass_2 / (o.mass_1 + o.mass_2);
   const auto equivalent = simulate_impact(law("thornton"), fixed);
   REQUIRE(free.ok());
@@ -264,11 +299,13 @@ TEST_CASE("impact: two free bodies share momentum through the effective mass", "
 }
 
 TEST_CASE("impact: repeated runs are bit-identical and leave the given law untouched", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   const auto brake = law("brake");
   impact_simulator simulator;
-  const auto a = simulator.run(brake, options(0.7));
-  const auto b = simulator.run(brake, options(0.7));
-  const auto c = simulate_impact(brake, options(0.7));
+  const auto a = simulator.run(brake, options(0.7, integrator));
+  const auto b = simulator.run(brake, options(0.7, integrator));
+  const auto c = simulate_impact(brake, options(0.7, integrator));
   CHECK(a.restitution == b.restitution);
   CHECK(a.peak_force == b.peak_force);
   CHECK(a.restitution == c.restitution);
@@ -278,24 +315,26 @@ TEST_CASE("impact: repeated runs are bit-identical and leave the given law untou
 }
 
 TEST_CASE("impact: bad options and unanswerable states are reported by name", "[dynamics][impact]") {
+  const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
+  INFO(label(integrator));
   const auto hertz = law("hertz");
-  auto o = options(1.0);
+  auto o = options(1.0, integrator);
   o.mass_1 = 0;
   CHECK_THROWS_WITH(simulate_impact(hertz, o), Contains("mass_1 = 0 kg"));
-  o = options(-1.0);
+  o = options(-1.0, integrator);
   CHECK_THROWS_WITH(simulate_impact(hertz, o), Contains("approach_velocity = -1 m/s"));
-  o = options(1.0);
+  o = options(1.0, integrator);
   o.relative_tolerance = 0.1;
   CHECK_THROWS_WITH(simulate_impact(hertz, o), Contains("relative_tolerance = 0.1"));
-  o = options(1.0);
+  o = options(1.0, integrator);
   o.samples_per_step = 0;
   CHECK_THROWS_WITH(simulate_impact(hertz, o), Contains("samples_per_step = 0"));
   // Johnson's model carries at most delta* = 4 dR/e^2 = 2.7 um here; a 10 m/s impact overshoots.
   const auto johnson = law("johnson_cylinder", {{"modulus", 115e9}, {"radius_difference", 5e-6}, {"length", 1e-3}}, false);
-  const auto r = simulate_impact(johnson, options(10.0));
+  const auto r = simulate_impact(johnson, options(10.0, integrator));
   CHECK(r.status == impact_status::model_error);
   CHECK_THAT(r.message, Contains("exceeds"));
-  o = options(1.0);
+  o = options(1.0, integrator);
   o.max_steps = 10;
   const auto short_run = simulate_impact(hertz, o);
   CHECK(short_run.status == impact_status::too_many_steps);
