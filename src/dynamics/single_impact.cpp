@@ -5,11 +5,11 @@
 #include <nvector/nvector_serial.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/numeric/odeint.hpp>
-
-#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "contactuq/contact/contact_geometry.hpp"
@@ -247,17 +247,16 @@ impact_result impact_simulator::run(const contact::contact_law& law_in, const im
   bool rate_dependent = false;  // the force at a loading state depends on delta'
   try {
     rate_dependent = law.peek_force(1e-2 * scale, v0) != law.peek_force(1e-2 * scale, -v0);
+    // The force just after first touch starts the peak search. A rate-dependent law's force
+    // peaks before the overlap does, as a root of dF/dt (g[1]); if dF/dt is negative from first
+    // touch on, the peak is the damper's jump at first touch.
+    r.peak_force = law.peek_force(1e-12 * scale, v0);
+    if (o.record_history) r.history.push_back({0.0, 0.0, v0, law.peek_force(0.0, v0)});
   } catch (const std::exception& e) {
     return fail(impact_status::model_error, e.what());
   }
 
-  // The force just after first touch starts the peak search. A rate-dependent law's force peaks
-  // before the overlap does, as a root of dF/dt (g[1]); if dF/dt is negative from first touch on,
-  // the peak is the damper's jump at first touch.
-  r.peak_force = law.peek_force(1e-12 * scale, v0);
-  if (o.record_history) r.history.push_back({0.0, 0.0, v0, law.peek_force(0.0, v0)});
-
-  // With a history, every step is sampled on CVODE's dense output; without, CVODE runs from
+  // CVODE: with a history, every step is sampled on its dense output; without, it runs from
   // root to root (the peak force, the peak overlap, the release) on its own.
   auto sample_step = [&](double t_prev, double t_end) {
     const int k = o.samples_per_step;

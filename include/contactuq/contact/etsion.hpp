@@ -20,7 +20,9 @@
 //    von Mises onset), without it K H / pi. We keep pi.
 //  - The published fits are not continuous: the force jumps by +3 % at w = 1 (1.03 F_y against
 //    F_y) and by +1.6 % at w = 6. We keep them as published. Just past each jump the unloading
-//    curve runs above the loading curve below it, by at most that jump.
+//    curve runs above the loading curve below it, by at most that jump, so an impact that just
+//    passes yield can return slightly more energy than it took (e = 1.009 for AISI 1045 steel,
+//    10 mm sphere on a flat, at 0.04 m/s).
 //  - The fits were made for w up to about 110; beyond that they are extrapolated.
 //  - Contact radius fits (31), (33), (36) do not enter the force and are not implemented.
 // Branches follow the history (below delta_m: unloading curve both ways), as for thornton.hpp.
