@@ -14,8 +14,7 @@ constexpr double pi = std::numbers::pi;
 // Cubic Hermite on s in [0, 1] through (0, y0) and (1, y1) with end slopes d0, d1 already
 // multiplied by the interval length; the polynomial form of eqs. (23), (24) and (28).
 double hermite(double s, double y0, double y1, double d0, double d1) {
-  return ((2 * y0 - 2 * y1 + d0 + d1) * s + (-3 * y0 + 3 * y1 - 2 * d0 - d1)) * s * s + d0 * s +
-         y0;
+  return ((2 * y0 - 2 * y1 + d0 + d1) * s + (-3 * y0 + 3 * y1 - 2 * d0 - d1)) * s * s + d0 * s + y0;
 }
 
 double hertz(const brake_params& p, double delta) {
@@ -71,7 +70,7 @@ brake_regimes make_brake_regimes(const brake_params& p) {
   g.plastic_overlap = ratio * ratio * g.yield_overlap;  // eq. (20)
   const double a_p = 3 * pi * r * p0 / (4 * e);
   g.xi = a_p * a_p - 2 * r * g.plastic_overlap;  // eq. (22), dimensionally consistent form
-  g.plastic_radius = std::sqrt(2 * r * g.plastic_overlap + g.xi);  // eq. (21), equals a_p
+  g.plastic_radius = std::sqrt(2 * r * g.plastic_overlap + g.xi);   // eq. (21), equals a_p
   g.plastic_radius_slope = r / g.plastic_radius;                    // d/d delta of eq. (17)
   g.plastic_force = p0 * pi * g.plastic_radius * g.plastic_radius;  // eq. (16)
   g.plastic_slope = 2 * pi * p0 * r;                                // d/d delta of eq. (18)
@@ -131,7 +130,7 @@ double brake_force(const brake_regimes& g, double delta, double /*delta_dot*/, b
   }
   const double x = 3 * f / (4 * e * std::sqrt(s.unloading_radius));
   s.residual_overlap = delta - std::cbrt(x * x);  // eq. (26)
-  if (s.residual_overlap < 0) {  // see the header: keep F(0) = 0 on unloading
+  if (s.residual_overlap < 0) {                   // see the header: keep F(0) = 0 on unloading
     s.residual_overlap = 0.0;
     const double y = 3 * f / (4 * e * delta * std::sqrt(delta));
     s.unloading_radius = y * y;

@@ -41,8 +41,7 @@ double etsion_unloading_force(const etsion_params& /*params*/, double delta,
   return s.max_force * std::pow(ratio, s.unloading_exponent);  // eq. (35)
 }
 
-double etsion_force(const etsion_params& p, double delta, double /*delta_dot*/,
-                    etsion_state& s) {
+double etsion_force(const etsion_params& p, double delta, double /*delta_dot*/, etsion_state& s) {
   if (delta < s.max_overlap) return etsion_unloading_force(p, delta, s);
   const double f = etsion_loading_force(p, delta);
   s.max_overlap = delta;

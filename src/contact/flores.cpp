@@ -12,13 +12,14 @@ double flores_chi(double restitution, double impact_velocity) {
 }
 
 double flores_force(const flores_params& params, double delta, double delta_dot,
-                double impact_velocity) {
+                    double impact_velocity) {
   if (delta <= 0) return 0.0;
   return hysteresis_damping_force(params, flores_chi(params.restitution, impact_velocity), delta,
                                   delta_dot);
 }
 
-double flores_force(const flores_params& params, double delta, double delta_dot, flores_state& state) {
+double flores_force(const flores_params& params, double delta, double delta_dot,
+                    flores_state& state) {
   const double v0 = record_impact_velocity(state, delta, delta_dot);
   if (delta <= 0) return 0.0;
   return flores_force(params, delta, delta_dot, v0);

@@ -7,13 +7,13 @@
 namespace contactuq::contact {
 
 void coulomb_params::validate() const {
-  require(friction_coefficient >= 0 && std::isfinite(friction_coefficient),
-          "friction_coefficient", friction_coefficient, "", "non-negative and finite");
+  require(friction_coefficient >= 0 && std::isfinite(friction_coefficient), "friction_coefficient",
+          friction_coefficient, "", "non-negative and finite");
 }
 
 void regularized_coulomb_params::validate() const {
-  require(friction_coefficient >= 0 && std::isfinite(friction_coefficient),
-          "friction_coefficient", friction_coefficient, "", "non-negative and finite");
+  require(friction_coefficient >= 0 && std::isfinite(friction_coefficient), "friction_coefficient",
+          friction_coefficient, "", "non-negative and finite");
   require(transition_velocity > 0 && std::isfinite(transition_velocity), "transition_velocity",
           transition_velocity, "m/s", "positive and finite");
 }

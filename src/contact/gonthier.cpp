@@ -12,13 +12,14 @@ double gonthier_chi(double restitution, double impact_velocity) {
 }
 
 double gonthier_force(const gonthier_params& params, double delta, double delta_dot,
-                double impact_velocity) {
+                      double impact_velocity) {
   if (delta <= 0) return 0.0;
   return hysteresis_damping_force(params, gonthier_chi(params.restitution, impact_velocity), delta,
                                   delta_dot);
 }
 
-double gonthier_force(const gonthier_params& params, double delta, double delta_dot, gonthier_state& state) {
+double gonthier_force(const gonthier_params& params, double delta, double delta_dot,
+                      gonthier_state& state) {
   const double v0 = record_impact_velocity(state, delta, delta_dot);
   if (delta <= 0) return 0.0;
   return gonthier_force(params, delta, delta_dot, v0);

@@ -12,13 +12,14 @@ double hunt_crossley_chi(double restitution, double impact_velocity) {
 }
 
 double hunt_crossley_force(const hunt_crossley_params& params, double delta, double delta_dot,
-                double impact_velocity) {
+                           double impact_velocity) {
   if (delta <= 0) return 0.0;
-  return hysteresis_damping_force(params, hunt_crossley_chi(params.restitution, impact_velocity), delta,
-                                  delta_dot);
+  return hysteresis_damping_force(params, hunt_crossley_chi(params.restitution, impact_velocity),
+                                  delta, delta_dot);
 }
 
-double hunt_crossley_force(const hunt_crossley_params& params, double delta, double delta_dot, hunt_crossley_state& state) {
+double hunt_crossley_force(const hunt_crossley_params& params, double delta, double delta_dot,
+                           hunt_crossley_state& state) {
   const double v0 = record_impact_velocity(state, delta, delta_dot);
   if (delta <= 0) return 0.0;
   return hunt_crossley_force(params, delta, delta_dot, v0);

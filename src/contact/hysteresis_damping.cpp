@@ -1,7 +1,7 @@
 #include "contactuq/contact/hysteresis_damping.hpp"
 
-#include <boost/math/tools/roots.hpp>
 #include <algorithm>
+#include <boost/math/tools/roots.hpp>
 #include <cmath>
 
 #include "contactuq/error.hpp"
@@ -41,8 +41,8 @@ double record_impact_velocity(hysteresis_damping_state& s, double delta, double 
 double hysteresis_restitution(double x) {
   require(x >= 0 && std::isfinite(x), "chi*impact_velocity", x, "", "non-negative and finite");
   if (x == 0) return 1.0;
-  // (H) with z = -ln(1 - y), y = e_out x in (0, 1): z - (1 - exp(-z)) = x - ln(1 + x). The left side
-  // increases from 0 and y = 1 - exp(-z) keeps full precision when y is close to 1 (large x).
+  // (H) with z = -ln(1 - y), y = e_out x in (0, 1): z - (1 - exp(-z)) = x - ln(1 + x). The left
+  // side increases from 0 and y = 1 - exp(-z) keeps full precision when y is close to 1 (large x).
   const double target = x - std::log1p(x);
   auto g = [target](double z) { return z + std::expm1(-z) - target; };
   boost::math::tools::eps_tolerance<double> tol(52);

@@ -54,7 +54,10 @@ johnson_solution johnson_cylinder_solve(const johnson_cylinder_params& p, double
   double x = std::min(1.0, s / (1 - std::log(s)));  // from x = s / (1 - ln x) with x ~ s
   for (out.iterations = 1; out.iterations <= 200; ++out.iterations) {
     const double phi = x * (1 - std::log(x)) - s;
-    if (phi > 0) hi = x; else lo = x;
+    if (phi > 0)
+      hi = x;
+    else
+      lo = x;
     if (std::abs(phi) <= 4 * std::numeric_limits<double>::epsilon() * s) break;
     const double slope = -std::log(x);
     double next = slope > 0 ? x - phi / slope : 0.5 * (lo + hi);
@@ -72,10 +75,10 @@ johnson_solution johnson_cylinder_solve(const johnson_cylinder_params& p, double
 double johnson_cylinder_force(const johnson_cylinder_params& p, double delta) {
   const auto sol = johnson_cylinder_solve(p, delta);
   if (sol.status == johnson_status::overlap_too_large)
-    throw model_error(fmt::format(
-        "johnson_cylinder: overlap {} m exceeds the largest overlap the model carries, "
-        "delta* = 4 dR / e^2 = {} m (eq. 28 has no solution)",
-        delta, johnson_cylinder_max_overlap(p)));
+    throw model_error(
+        fmt::format("johnson_cylinder: overlap {} m exceeds the largest overlap the model carries, "
+                    "delta* = 4 dR / e^2 = {} m (eq. 28 has no solution)",
+                    delta, johnson_cylinder_max_overlap(p)));
   return sol.force;
 }
 

@@ -178,14 +178,14 @@ class reader {
       try {
         return derive(*in_.pair);
       } catch (const parameter_error& e) {
-        throw parameter_error(key, fmt::format("{}: deriving '{}' from the contact pair: {}",
-                                               law_, key, e.what()));
+        throw parameter_error(
+            key, fmt::format("{}: deriving '{}' from the contact pair: {}", law_, key, e.what()));
       }
     }
     if (fallback) return *fallback;
-    throw parameter_error(key, fmt::format("{}: missing parameter '{}' ({})", law_, key,
-                                           derive ? "give it, or a contact pair to derive it from"
-                                                  : "give it"));
+    throw parameter_error(
+        key, fmt::format("{}: missing parameter '{}' ({})", law_, key,
+                         derive ? "give it, or a contact pair to derive it from" : "give it"));
   }
 
   bool has(const std::string& key) const { return in_.values.count(key) > 0; }
@@ -222,7 +222,8 @@ contact_law make_hertz(const law_inputs& in) {
   p.stiffness = r.get("stiffness", pair_stiffness);
   p.exponent = r.get("exponent", nullptr, 1.5);
   p = r.finish(p);
-  return memoryless("hertz", [p](double d, double) { return hertz_force(p, d); }, overlap_margin);
+  return memoryless(
+      "hertz", [p](double d, double) { return hertz_force(p, d); }, overlap_margin);
 }
 
 contact_law make_kelvin_voigt(const law_inputs& in) {
@@ -243,9 +244,9 @@ contact_law make_kelvin_voigt_cr(const law_inputs& in) {
   p.stiffness = r.get("stiffness");
   p.restitution = r.get("restitution");
   p = r.finish(p);
-  return memoryless("kelvin_voigt_cr",
-                    [p](double d, double v) { return kelvin_voigt_cr_force(p, d, v); },
-                    overlap_margin);
+  return memoryless(
+      "kelvin_voigt_cr", [p](double d, double v) { return kelvin_voigt_cr_force(p, d, v); },
+      overlap_margin);
 }
 
 contact_law make_johnson(const law_inputs& in) {
@@ -255,9 +256,9 @@ contact_law make_johnson(const law_inputs& in) {
   p.radius_difference = r.get("radius_difference", pair_radius_difference);
   p.length = r.get("length", pair_length);
   p = r.finish(p);
-  return memoryless("johnson_cylinder",
-                    [p](double d, double) { return johnson_cylinder_force(p, d); },
-                    overlap_margin);
+  return memoryless(
+      "johnson_cylinder", [p](double d, double) { return johnson_cylinder_force(p, d); },
+      overlap_margin);
 }
 
 elastogap_params read_elastogap(reader& r) {
@@ -289,8 +290,8 @@ contact_law make_elastogap_unbounded(const law_inputs& in) {
   reader r("elastogap_unbounded", in);
   const auto p = read_elastogap(r);
   return memoryless(
-      "elastogap_unbounded",
-      [p](double d, double v) { return elastogap_unbounded_force(p, d, v); }, overlap_margin);
+      "elastogap_unbounded", [p](double d, double v) { return elastogap_unbounded_force(p, d, v); },
+      overlap_margin);
 }
 
 contact_law make_elastogap_clipped(const law_inputs& in) {
@@ -415,12 +416,12 @@ contact_law make_law(std::string_view name, const law_inputs& inputs) {
       std::vector<std::string> names;
       for (const auto& [known, f] : r.factories) names.push_back(known);
       throw parameter_error(
-          "law", names.empty()
-                     ? fmt::format("unknown contact law '{}': no laws are registered (call "
-                                   "register_builtin_laws() first)",
-                                   name)
-                     : fmt::format("unknown contact law '{}' (known: {})", name,
-                                   fmt::join(names, ", ")));
+          "law",
+          names.empty()
+              ? fmt::format("unknown contact law '{}': no laws are registered (call "
+                            "register_builtin_laws() first)",
+                            name)
+              : fmt::format("unknown contact law '{}' (known: {})", name, fmt::join(names, ", ")));
     }
     factory = it->second;
   }

@@ -1,12 +1,12 @@
 #include "contactuq/contact/material.hpp"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "contactuq/contact/contact_geometry.hpp"
 #include "contactuq/error.hpp"
@@ -76,12 +76,12 @@ material_table material_table::parse(std::string_view text, const std::string& o
   try {
     root = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
-    throw parameter_error("", fmt::format("{}:{}: {}", origin, e.source().begin.line,
-                                          e.description()));
+    throw parameter_error("",
+                          fmt::format("{}:{}: {}", origin, e.source().begin.line, e.description()));
   }
-  static constexpr const char* known_keys[] = {"description", "modulus", "poisson",
+  static constexpr const char* known_keys[] = {"description",    "modulus", "poisson",
                                                "yield_strength", "density", "brinell_hardness",
-                                               "source", "note"};
+                                               "source",         "note"};
   material_table out;
   for (const auto& [key, node] : root) {
     const std::string name(key.str());

@@ -32,8 +32,7 @@ double thornton_loading_force(const thornton_params& p, double delta) {
          std::numbers::pi * p.yield_strength * p.radius * (delta - dy);  // eq. (39)
 }
 
-double thornton_unloading_force(const thornton_params& p, double delta,
-                                const thornton_state& s) {
+double thornton_unloading_force(const thornton_params& p, double delta, const thornton_state& s) {
   const double x = delta - s.residual_overlap;
   if (delta <= 0 || x <= 0) return 0.0;
   return 4.0 / 3.0 * p.modulus * std::sqrt(s.unloading_radius) * x * std::sqrt(x);  // eq. (42)

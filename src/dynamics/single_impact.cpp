@@ -27,8 +27,8 @@ void impact_options::validate() const {
   require(absolute_tolerance > 0 && absolute_tolerance <= 1e-3, "absolute_tolerance",
           absolute_tolerance, "", "in (0, 1e-3]");
   require(max_steps >= 10, "max_steps", static_cast<double>(max_steps), "", ">= 10");
-  require(samples_per_step >= 1 && samples_per_step <= 1000, "samples_per_step",
-          samples_per_step, "", "in [1, 1000]");
+  require(samples_per_step >= 1 && samples_per_step <= 1000, "samples_per_step", samples_per_step,
+          "", "in [1, 1000]");
 }
 
 namespace {
@@ -41,7 +41,7 @@ struct callback_state {
   contact::contact_law* law = nullptr;
   double mass = 0.0;
   phase current = phase::loading;
-  double rate_step = 0.0;  // time step [s] of the finite difference for dF/dt
+  double rate_step = 0.0;        // time step [s] of the finite difference for dF/dt
   bool find_force_peak = false;  // a rate-dependent law while loading
   long evaluations = 0;
   int model_failures = 0;
@@ -136,7 +136,8 @@ struct impact_simulator::impl {
   callback_state state;
 
   impl() {
-    if (SUNContext_Create(nullptr, &context) != 0) throw std::runtime_error("SUNContext_Create failed");
+    if (SUNContext_Create(nullptr, &context) != 0)
+      throw std::runtime_error("SUNContext_Create failed");
     y = N_VNew_Serial(2, context);
     abstol = N_VNew_Serial(2, context);
     dky = N_VNew_Serial(2, context);
@@ -205,13 +206,13 @@ impact_result impact_simulator::run(const contact::contact_law& law_in, const im
   const double m = contact::effective_mass(o.mass_1, o.mass_2);
   const double v0 = o.approach_velocity;
   // Body masses as fractions of the total, so that an infinite mass is the limit.
-  const double mu_1 = std::isinf(o.mass_1) ? 1.0
+  const double mu_1 = std::isinf(o.mass_1)   ? 1.0
                       : std::isinf(o.mass_2) ? 0.0
                                              : o.mass_1 / (o.mass_1 + o.mass_2);
 
   if (law_in.is_impact_map()) {  // Brake 2014 eq. (11)
-    const auto out = contact::cor_impact(contact::cor_params{law_in.restitution()}, o.mass_1,
-                                         o.mass_2, v0, 0.0);
+    const auto out =
+        contact::cor_impact(contact::cor_params{law_in.restitution()}, o.mass_1, o.mass_2, v0, 0.0);
     r.restitution = law_in.restitution();
     r.peak_force = std::numeric_limits<double>::quiet_NaN();
     r.energy_dissipated = 0.5 * m * v0 * v0 * (1 - r.restitution * r.restitution);

@@ -1,7 +1,6 @@
 #include "contactuq/contact/brake.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <numbers>
 
@@ -25,7 +24,8 @@ double hertz(const brake_params& p, double d) {
 
 }  // namespace
 
-TEST_CASE("brake: f(nu) of eq. (14) gives first yield at p_max = 1.61 sigma_y for nu = 0.3", "[contact][brake]") {
+TEST_CASE("brake: f(nu) of eq. (14) gives first yield at p_max = 1.61 sigma_y for nu = 0.3",
+          "[contact][brake]") {
   // Johnson, Contact Mechanics (1985) sec. 6.2: von Mises yield of the Hertz field first occurs
   // 0.48 a below the surface at p_max = 1.61 Y when nu = 0.3, and at 1.5 Y... 1.8 Y over nu.
   CHECK(1 / std::sqrt(brake_stress_factor(0.3)) == Approx(1.61).margin(0.005));
@@ -38,9 +38,11 @@ TEST_CASE("brake: regime boundaries of eqs. (15)-(22)", "[contact][brake]") {
   const auto g = make_brake_regimes(material(210e9, 0.3, 500e6, 200));
   const auto& p = g.params;
   const double pi = std::numbers::pi;
-  CHECK(g.yield_overlap == Approx(p.radius / g.stress_factor * std::pow(pi * 500e6 / (2 * p.modulus), 2)));
+  CHECK(g.yield_overlap ==
+        Approx(p.radius / g.stress_factor * std::pow(pi * 500e6 / (2 * p.modulus), 2)));
   CHECK(g.plastic_overlap == Approx(std::pow(p.hardness / 500e6, 2) * g.yield_overlap));
-  CHECK(g.plastic_radius == Approx(3 * pi * p.radius * p.hardness / (4 * p.modulus)).epsilon(1e-12));
+  CHECK(g.plastic_radius ==
+        Approx(3 * pi * p.radius * p.hardness / (4 * p.modulus)).epsilon(1e-12));
   CHECK(g.plastic_force == Approx(p.hardness * pi * g.plastic_radius * g.plastic_radius));
   CHECK(g.yield_force == Approx(hertz(p, g.yield_overlap)).epsilon(1e-14));
 }
@@ -61,7 +63,8 @@ TEST_CASE("brake invariants over materials", "[contact][brake]") {
   CHECK(brake_loading_force(g, -dy) == 0.0);
 
   SECTION("Hertz below yield") {
-    for (double w : {0.01, 0.3, 0.9, 1.0}) CHECK(brake_loading_force(g, w * dy) == Approx(hertz(g.params, w * dy)).epsilon(1e-13));
+    for (double w : {0.01, 0.3, 0.9, 1.0})
+      CHECK(brake_loading_force(g, w * dy) == Approx(hertz(g.params, w * dy)).epsilon(1e-13));
   }
   SECTION("C1 continuity of F and a at delta_y and delta_p (the Hermite blend)") {
     for (double d : {dy, dp}) {
@@ -79,8 +82,10 @@ TEST_CASE("brake invariants over materials", "[contact][brake]") {
     }
     // The analytic end slopes the blend is built from: Hertz at delta_y, eq. (18) at delta_p.
     const double h = 1e-7 * dy;
-    CHECK((brake_loading_force(g, dy) - brake_loading_force(g, dy - h)) / h == Approx(1.5 * g.yield_force / dy).epsilon(1e-5));
-    CHECK((brake_loading_force(g, 2 * dp) - brake_loading_force(g, dp)) / dp == Approx(2 * std::numbers::pi * g.params.hardness * g.params.radius).epsilon(1e-12));
+    CHECK((brake_loading_force(g, dy) - brake_loading_force(g, dy - h)) / h ==
+          Approx(1.5 * g.yield_force / dy).epsilon(1e-5));
+    CHECK((brake_loading_force(g, 2 * dp) - brake_loading_force(g, dp)) / dp ==
+          Approx(2 * std::numbers::pi * g.params.hardness * g.params.radius).epsilon(1e-12));
   }
   SECTION("loading monotone to 1000 delta_y") {
     double last = 0.0;
@@ -95,7 +100,9 @@ TEST_CASE("brake invariants over materials", "[contact][brake]") {
       last_a = a;
     }
   }
-  SECTION("unloading: continuous at delta_m, zero at delta_bar >= 0, below loading outside the plastic-onset band") {
+  SECTION(
+      "unloading: continuous at delta_m, zero at delta_bar >= 0, below loading outside the "
+      "plastic-onset band") {
     for (double wm : {0.5, 1.0, 2.0, 4.0, 12.0, 20.0, 40.0, 100.0, 300.0, 1000.0}) {
       brake_state s;
       const double dm = wm * dy;
@@ -132,7 +139,8 @@ TEST_CASE("brake invariants over materials", "[contact][brake]") {
   }
 }
 
-TEST_CASE("brake: where eq. (26) gives a negative residual the law keeps F(0) = 0", "[contact][brake]") {
+TEST_CASE("brake: where eq. (26) gives a negative residual the law keeps F(0) = 0",
+          "[contact][brake]") {
   const auto g = make_brake_regimes(material(210e9, 0.3, 500e6, 200));
   brake_state s;
   const double dm = 1.2 * g.plastic_overlap;
@@ -150,7 +158,8 @@ TEST_CASE("brake rejects bad parameters by name", "[contact][brake]") {
   CHECK_THROWS_WITH(make_brake_regimes(p), Contains("yield_strength = 0 Pa"));
   p = material(210e9, 0.3, 500e6, 200);
   p.hardness = 400e6;
-  CHECK_THROWS_WITH(make_brake_regimes(p), Contains("hardness = 400000000 Pa") && Contains("yield_strength"));
+  CHECK_THROWS_WITH(make_brake_regimes(p),
+                    Contains("hardness = 400000000 Pa") && Contains("yield_strength"));
   p = material(210e9, 0.3, 500e6, 200);
   p.poisson = 0.5;
   CHECK_THROWS_WITH(make_brake_regimes(p), Contains("poisson = 0.5"));

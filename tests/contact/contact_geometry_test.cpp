@@ -1,7 +1,6 @@
 #include "contactuq/contact/contact_geometry.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "contactuq/error.hpp"
@@ -23,11 +22,12 @@ TEST_CASE("effective modulus and radius follow Brake 2014 appendix", "[contact]"
 }
 
 TEST_CASE("Hertz stiffness equals Skrinjar eq. (22) for two spheres", "[contact]") {
-  const auto [e_i, nu_i, e_j, nu_j, r_i, r_j] = GENERATE(table<double, double, double, double, double, double>({
-      {210e9, 0.30, 210e9, 0.30, 0.010, 0.010},
-      {69e9, 0.33, 210e9, 0.29, 0.0025, 0.050},
-      {110e9, 0.34, 128e9, 0.30, 0.001, 0.002},
-  }));
+  const auto [e_i, nu_i, e_j, nu_j, r_i, r_j] =
+      GENERATE(table<double, double, double, double, double, double>({
+          {210e9, 0.30, 210e9, 0.30, 0.010, 0.010},
+          {69e9, 0.33, 210e9, 0.29, 0.0025, 0.050},
+          {110e9, 0.34, 128e9, 0.30, 0.001, 0.002},
+      }));
   const double h_i = (1 - nu_i * nu_i) / e_i;  // eq. (23)
   const double h_j = (1 - nu_j * nu_j) / e_j;
   const double k_22 = 4.0 / (3 * (h_i + h_j)) * std::sqrt(r_i * r_j / (r_i + r_j));  // eq. (22)

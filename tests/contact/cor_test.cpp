@@ -1,7 +1,6 @@
 #include "contactuq/contact/cor.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <limits>
 
 #include "contactuq/error.hpp"
@@ -21,16 +20,19 @@ TEST_CASE("cor: eq. (11) conserves momentum and reverses the relative velocity b
   CHECK(out.velocity_1 - out.velocity_2 == Approx(-e * (v1 - v2)).epsilon(1e-14));
   // Energy lost: 1/2 m (1 - e^2) (v1 - v2)^2 with the effective mass.
   const double before = 0.5 * (m1 * v1 * v1 + m2 * v2 * v2);
-  const double after = 0.5 * (m1 * out.velocity_1 * out.velocity_1 + m2 * out.velocity_2 * out.velocity_2);
+  const double after =
+      0.5 * (m1 * out.velocity_1 * out.velocity_1 + m2 * out.velocity_2 * out.velocity_2);
   const double m = m1 * m2 / (m1 + m2);
   CHECK(before - after == Approx(0.5 * m * (1 - e * e) * (v1 - v2) * (v1 - v2)).margin(1e-12));
 }
 
-TEST_CASE("cor: equal masses with e = 1 exchange velocities and a fixed flat keeps still", "[contact]") {
+TEST_CASE("cor: equal masses with e = 1 exchange velocities and a fixed flat keeps still",
+          "[contact]") {
   const auto swap = cor_impact(cor_params{1.0}, 1.0, 1.0, 3.0, -1.0);
   CHECK(swap.velocity_1 == Approx(-1.0));
   CHECK(swap.velocity_2 == Approx(3.0));
-  const auto wall = cor_impact(cor_params{0.6}, 0.5, std::numeric_limits<double>::infinity(), 2.0, 0.0);
+  const auto wall =
+      cor_impact(cor_params{0.6}, 0.5, std::numeric_limits<double>::infinity(), 2.0, 0.0);
   CHECK(wall.velocity_1 == Approx(-1.2));
   CHECK(wall.velocity_2 == 0.0);
 }

@@ -1,8 +1,7 @@
 #include "contactuq/contact/elastogap.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "contactuq/error.hpp"
@@ -36,7 +35,8 @@ TEST_CASE("elastogap: bounded damper never pulls and never jumps", "[contact][el
   }
 }
 
-TEST_CASE("elastogap: the naive variants show the two defects the bound removes", "[contact][elastogap]") {
+TEST_CASE("elastogap: the naive variants show the two defects the bound removes",
+          "[contact][elastogap]") {
   const elastogap_params p{1e8, 500.0, 1.0};
   // Unbounded: pulls late in restitution, and jumps to d v at first touch.
   CHECK(elastogap_unbounded_force(p, 1e-6, -1.0) == Approx(100 - 500));

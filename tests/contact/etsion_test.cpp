@@ -1,7 +1,6 @@
 #include "contactuq/contact/etsion.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <numbers>
 
@@ -11,13 +10,16 @@
 using namespace contactuq::contact;
 using Catch::Matchers::Contains;
 
-TEST_CASE("etsion: yield onset of eq. (29) is the von Mises onset p_max = K H", "[contact][etsion]") {
+TEST_CASE("etsion: yield onset of eq. (29) is the von Mises onset p_max = K H",
+          "[contact][etsion]") {
   const etsion_params p{115e9, 0.01, 0.3, brinell_to_pascal(200)};
   const double dy = etsion_yield_overlap(p);
   const double k = 0.454 + 0.41 * 0.3;
   // Hertz peak pressure 2 E sqrt(delta / r) / pi at delta_y.
-  CHECK(2 * p.modulus * std::sqrt(dy / p.radius) / std::numbers::pi == Approx(k * p.hardness).epsilon(1e-13));
-  CHECK(etsion_yield_force(p) == Approx(4.0 / 3.0 * p.modulus * std::sqrt(p.radius) * std::pow(dy, 1.5)));
+  CHECK(2 * p.modulus * std::sqrt(dy / p.radius) / std::numbers::pi ==
+        Approx(k * p.hardness).epsilon(1e-13));
+  CHECK(etsion_yield_force(p) ==
+        Approx(4.0 / 3.0 * p.modulus * std::sqrt(p.radius) * std::pow(dy, 1.5)));
 }
 
 TEST_CASE("etsion invariants over a parameter grid", "[contact][etsion]") {
@@ -31,7 +33,8 @@ TEST_CASE("etsion invariants over a parameter grid", "[contact][etsion]") {
   CHECK(etsion_loading_force(p, 0.0) == 0.0);
   // Hertz below yield; the published fits jump by +3 % at w = 1 and by +1.6 % at w = 6.
   CHECK(etsion_loading_force(p, 0.5 * dy) == Approx(fy * std::pow(0.5, 1.5)).epsilon(1e-13));
-  CHECK(etsion_loading_force(p, dy * (1 + 1e-12)) / etsion_loading_force(p, dy) == Approx(1.03).epsilon(1e-9));
+  CHECK(etsion_loading_force(p, dy * (1 + 1e-12)) / etsion_loading_force(p, dy) ==
+        Approx(1.03).epsilon(1e-9));
   CHECK(etsion_loading_force(p, 6 * dy * (1 + 1e-12)) / etsion_loading_force(p, 6 * dy) ==
         Approx(1.40 * std::pow(6.0, 1.263) / (1.03 * std::pow(6.0, 1.425))).epsilon(1e-9));
   double last = 0.0;
@@ -48,7 +51,8 @@ TEST_CASE("etsion invariants over a parameter grid", "[contact][etsion]") {
     if (wm <= 1) {
       CHECK(s.residual_overlap == 0.0);
     } else {  // eq. (34)
-      CHECK(s.residual_overlap / dm == Approx((1 - std::pow(wm, -0.28)) * (1 - std::pow(wm, -0.69))).epsilon(1e-13));
+      CHECK(s.residual_overlap / dm ==
+            Approx((1 - std::pow(wm, -0.28)) * (1 - std::pow(wm, -0.69))).epsilon(1e-13));
     }
     CHECK(etsion_force(p, s.residual_overlap, -1.0, s) == 0.0);
     CHECK(etsion_force(p, 0.0, -1.0, s) == 0.0);

@@ -1,7 +1,6 @@
 #include "contactuq/contact/gonthier.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "contactuq/error.hpp"
@@ -11,7 +10,8 @@ using Catch::Matchers::Contains;
 
 TEST_CASE("gonthier: chi' of the published law", "[contact][gonthier]") {
   for (double e : {0.3, 0.5, 0.9, 1.0}) {
-    for (double v0 : {0.01, 1.0, 10.0}) CHECK(gonthier_chi(e, v0) == Approx((1 - e * e) / (e * v0)).epsilon(1e-15));
+    for (double v0 : {0.01, 1.0, 10.0})
+      CHECK(gonthier_chi(e, v0) == Approx((1 - e * e) / (e * v0)).epsilon(1e-15));
   }
   CHECK(gonthier_chi(1.0, 2.0) == 0.0);
 }
@@ -19,7 +19,8 @@ TEST_CASE("gonthier: chi' of the published law", "[contact][gonthier]") {
 TEST_CASE("gonthier: delivered restitution against the exact relation (H)", "[contact][gonthier]") {
   // Right limit as e -> 0 (chi' v0 -> 1/e), within 5 % over e in [0.3, 0.95].
   CHECK(hysteresis_restitution(gonthier_chi(0.01, 1.0)) == Approx(0.01).epsilon(0.01));
-  for (double e : {0.3, 0.5, 0.7, 0.9, 0.95}) CHECK(hysteresis_restitution(gonthier_chi(e, 1.0)) == Approx(e).epsilon(0.05));
+  for (double e : {0.3, 0.5, 0.7, 0.9, 0.95})
+    CHECK(hysteresis_restitution(gonthier_chi(e, 1.0)) == Approx(e).epsilon(0.05));
   CHECK(hysteresis_restitution(gonthier_chi(0.9, 1.0)) == Approx(0.8764).margin(2e-4));
 }
 
@@ -33,7 +34,8 @@ TEST_CASE("gonthier invariants over a parameter grid", "[contact][gonthier]") {
   gonthier_state s;
   CHECK(gonthier_force(p, 0.0, v0, s) == 0.0);  // first touch: zero force, v0 recorded
   CHECK(s.impact_velocity == v0);
-  for (double v : {-2 * v0, -v0, -0.1 * v0, 0.0, 0.5 * v0, v0}) CHECK(gonthier_force(p, 0.0, v, v0) == 0.0);
+  for (double v : {-2 * v0, -v0, -0.1 * v0, 0.0, 0.5 * v0, v0})
+    CHECK(gonthier_force(p, 0.0, v, v0) == 0.0);
   const double d_scale = std::pow(v0 * v0 * 1e-2 / k, 1 / (n + 1));
   double last = 0.0;
   for (int i = 1; i <= 100; ++i) {
@@ -43,7 +45,7 @@ TEST_CASE("gonthier invariants over a parameter grid", "[contact][gonthier]") {
     last = loading;
     for (double v : {-v0, -0.5 * v0, -0.01 * v0}) {
       const double unloading = gonthier_force(p, d, v, v0);
-      CHECK(unloading >= 0.0);  // never pulls
+      CHECK(unloading >= 0.0);                           // never pulls
       CHECK(unloading <= gonthier_force(p, d, -v, v0));  // unloading never above loading
     }
   }

@@ -1,7 +1,6 @@
 #include "contactuq/contact/hertz.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "contactuq/error.hpp"

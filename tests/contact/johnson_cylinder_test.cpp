@@ -1,7 +1,6 @@
 #include "contactuq/contact/johnson_cylinder.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <numbers>
 
@@ -18,7 +17,8 @@ TEST_CASE("johnson_cylinder: radius difference of eq. (30)", "[contact][johnson_
                     Contains("radius_i = 0.002 m") && Contains("pin"));
 }
 
-TEST_CASE("johnson_cylinder: the solve inverts eq. (28) over its whole range", "[contact][johnson_cylinder]") {
+TEST_CASE("johnson_cylinder: the solve inverts eq. (28) over its whole range",
+          "[contact][johnson_cylinder]") {
   const double modulus = GENERATE(39.3e9, 115e9);  // aluminium pair of Skrinjar Table 3, steel pair
   const double dr = GENERATE(0.05e-3, 5e-3, 0.1);
   const johnson_cylinder_params p{modulus, dr, 0.01};
@@ -38,11 +38,14 @@ TEST_CASE("johnson_cylinder: the solve inverts eq. (28) over its whole range", "
     last = sol.force;
   }
   // Continuous from zero: the force per unit length at delta* is f* = 4 pi E dR / e^2.
-  CHECK(last == Approx(4 * std::numbers::pi * modulus * dr / (std::numbers::e * std::numbers::e) * 0.01).epsilon(1e-10));
+  CHECK(last ==
+        Approx(4 * std::numbers::pi * modulus * dr / (std::numbers::e * std::numbers::e) * 0.01)
+            .epsilon(1e-10));
   CHECK(johnson_cylinder_force(p, 1e-15 * max_overlap) < 1e-12 * last);
 }
 
-TEST_CASE("johnson_cylinder: overlap beyond delta* is reported, not guessed", "[contact][johnson_cylinder]") {
+TEST_CASE("johnson_cylinder: overlap beyond delta* is reported, not guessed",
+          "[contact][johnson_cylinder]") {
   const johnson_cylinder_params p{115e9, 1e-3, 0.01};
   const double too_far = 1.01 * johnson_cylinder_max_overlap(p);
   CHECK(johnson_cylinder_solve(p, too_far).status == johnson_status::overlap_too_large);
@@ -51,7 +54,9 @@ TEST_CASE("johnson_cylinder: overlap beyond delta* is reported, not guessed", "[
 }
 
 TEST_CASE("johnson_cylinder rejects bad parameters by name", "[contact][johnson_cylinder]") {
-  CHECK_THROWS_WITH((johnson_cylinder_params{0, 1e-3, 0.01}.validate()), Contains("modulus = 0 Pa"));
-  CHECK_THROWS_WITH((johnson_cylinder_params{1e11, -1e-3, 0.01}.validate()), Contains("radius_difference = -0.001 m"));
+  CHECK_THROWS_WITH((johnson_cylinder_params{0, 1e-3, 0.01}.validate()),
+                    Contains("modulus = 0 Pa"));
+  CHECK_THROWS_WITH((johnson_cylinder_params{1e11, -1e-3, 0.01}.validate()),
+                    Contains("radius_difference = -0.001 m"));
   CHECK_THROWS_WITH((johnson_cylinder_params{1e11, 1e-3, 0}.validate()), Contains("length = 0 m"));
 }

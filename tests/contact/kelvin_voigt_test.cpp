@@ -7,7 +7,8 @@
 using namespace contactuq::contact;
 using Catch::Matchers::Contains;
 
-TEST_CASE("kelvin_voigt defaults are Brake 2014's K_P = 10 kN/mm and C_P = 280 N*s/m", "[contact]") {
+TEST_CASE("kelvin_voigt defaults are Brake 2014's K_P = 10 kN/mm and C_P = 280 N*s/m",
+          "[contact]") {
   const kelvin_voigt_params p;
   CHECK(p.stiffness == 10e3 / 1e-3);
   CHECK(p.damping == 280.0);

@@ -1,7 +1,6 @@
 #include "contactuq/contact/law_registry.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "contactuq/error.hpp"
@@ -11,17 +10,24 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const std::vector<std::string> builtin = {
-    "brake", "cor", "elastogap", "elastogap_clipped", "elastogap_unbounded", "etsion", "flores",
-    "gonthier", "hertz", "hunt_crossley", "johnson_cylinder", "kelvin_voigt", "kelvin_voigt_cr",
-    "lankarani_nikravesh", "thornton"};
+const std::vector<std::string> builtin = {"brake",
+                                          "cor",
+                                          "elastogap",
+                                          "elastogap_clipped",
+                                          "elastogap_unbounded",
+                                          "etsion",
+                                          "flores",
+                                          "gonthier",
+                                          "hertz",
+                                          "hunt_crossley",
+                                          "johnson_cylinder",
+                                          "kelvin_voigt",
+                                          "kelvin_voigt_cr",
+                                          "lankarani_nikravesh",
+                                          "thornton"};
 
-material steel() {
-  return {"steel", "", 205e9, 0.29, 530e6, 7870, 163, "test", ""};
-}
-material aluminium() {
-  return {"aluminium", "", 68.9e9, 0.33, 276e6, 2700, 95, "test", ""};
-}
+material steel() { return {"steel", "", 205e9, 0.29, 530e6, 7870, 163, "test", ""}; }
+material aluminium() { return {"aluminium", "", 68.9e9, 0.33, 276e6, 2700, 95, "test", ""}; }
 
 // A 10 mm steel sphere on a steel flat, and what each law needs beyond the pair.
 law_inputs inputs_for(const std::string& name) {
@@ -51,10 +57,12 @@ TEST_CASE("registry: builtin laws are registered once and listed", "[contact][re
 TEST_CASE("registry: an unknown law is an error listing the known ones", "[contact][registry]") {
   register_builtin_laws();
   CHECK_THROWS_AS(make_law("hertzian"), contactuq::parameter_error);
-  CHECK_THROWS_WITH(make_law("hertzian"), Contains("unknown contact law 'hertzian'") && Contains("brake") && Contains("thornton"));
+  CHECK_THROWS_WITH(make_law("hertzian"), Contains("unknown contact law 'hertzian'") &&
+                                              Contains("brake") && Contains("thornton"));
 }
 
-TEST_CASE("registry: every builtin law builds from a contact pair and keeps the invariants", "[contact][registry]") {
+TEST_CASE("registry: every builtin law builds from a contact pair and keeps the invariants",
+          "[contact][registry]") {
   register_builtin_laws();
   const std::string name = GENERATE(from_range(builtin));
   INFO(name);
@@ -95,26 +103,34 @@ TEST_CASE("registry: parameters come from the pair unless given", "[contact][reg
   CHECK(make_law("hertz", in).force(1e-6, 0) == Approx(1e3));
   // Etsion takes nu and H of the more compliant body (aluminium); Brake the weaker body's nu.
   law_inputs only_values;
-  only_values.values = {{"modulus", e}, {"radius", r}, {"poisson", 0.33}, {"hardness", 95 * 9.80665e6}};
+  only_values.values = {
+      {"modulus", e}, {"radius", r}, {"poisson", 0.33}, {"hardness", 95 * 9.80665e6}};
   law_inputs pair_only;
   pair_only.pair = in.pair;
   auto from_pair = make_law("etsion", pair_only);
   auto from_values = make_law("etsion", only_values);
-  for (double d : {1e-7, 1e-6, 1e-5}) CHECK(from_pair.force(d, 1) == Approx(from_values.force(d, 1)).epsilon(1e-13));
+  for (double d : {1e-7, 1e-6, 1e-5})
+    CHECK(from_pair.force(d, 1) == Approx(from_values.force(d, 1)).epsilon(1e-13));
 }
 
 TEST_CASE("registry: bad or missing parameters are named", "[contact][registry]") {
   register_builtin_laws();
-  CHECK_THROWS_WITH(make_law("hertz"), Contains("hertz: missing parameter 'stiffness'") && Contains("contact pair"));
+  CHECK_THROWS_WITH(make_law("hertz"),
+                    Contains("hertz: missing parameter 'stiffness'") && Contains("contact pair"));
   CHECK_THROWS_WITH(make_law("cor"), Contains("cor: missing parameter 'restitution'"));
-  CHECK_THROWS_WITH(make_law("cor", {{}, {{"restitution", 1.5}}}), Contains("cor: restitution = 1.5") && Contains("(0, 1]"));
-  CHECK_THROWS_WITH(make_law("kelvin_voigt", {{}, {{"stifness", 1e7}}}),
-                    Contains("kelvin_voigt: unknown parameter 'stifness'") && Contains("stiffness, damping"));
-  CHECK_THROWS_WITH(make_law("thornton", {{}, {{"modulus", 1e11}, {"radius", 0.01}, {"yield_strength", -5}}}),
-                    Contains("thornton: yield_strength = -5 Pa"));
+  CHECK_THROWS_WITH(make_law("cor", {{}, {{"restitution", 1.5}}}),
+                    Contains("cor: restitution = 1.5") && Contains("(0, 1]"));
+  CHECK_THROWS_WITH(
+      make_law("kelvin_voigt", {{}, {{"stifness", 1e7}}}),
+      Contains("kelvin_voigt: unknown parameter 'stifness'") && Contains("stiffness, damping"));
+  CHECK_THROWS_WITH(
+      make_law("thornton", {{}, {{"modulus", 1e11}, {"radius", 0.01}, {"yield_strength", -5}}}),
+      Contains("thornton: yield_strength = -5 Pa"));
   law_inputs bad_pair;
-  bad_pair.pair = contact_pair{steel(), steel(), -0.01, flat_radius, 0.0, cylinder_contact::external};
-  CHECK_THROWS_WITH(make_law("hertz", bad_pair), Contains("hertz: contact pair: radius_1 = -0.01 m"));
+  bad_pair.pair =
+      contact_pair{steel(), steel(), -0.01, flat_radius, 0.0, cylinder_contact::external};
+  CHECK_THROWS_WITH(make_law("hertz", bad_pair),
+                    Contains("hertz: contact pair: radius_1 = -0.01 m"));
   bad_pair.pair->radius_1 = 0.01;
   bad_pair.pair->body_2.poisson = 0.7;
   CHECK_THROWS_WITH(make_law("hertz", bad_pair), Contains("steel.poisson = 0.7"));
@@ -126,9 +142,11 @@ TEST_CASE("registry: bad or missing parameters are named", "[contact][registry]"
   }
 }
 
-TEST_CASE("registry: a law is a value; copies carry the history and peeks leave it alone", "[contact][registry]") {
+TEST_CASE("registry: a law is a value; copies carry the history and peeks leave it alone",
+          "[contact][registry]") {
   register_builtin_laws();
-  auto law = make_law("thornton", {{}, {{"modulus", 115e9}, {"radius", 0.01}, {"yield_strength", 500e6}}});
+  auto law =
+      make_law("thornton", {{}, {{"modulus", 115e9}, {"radius", 0.01}, {"yield_strength", 500e6}}});
   const double dm = 2e-5;  // well past yield
   const double loading_at_half = law.force(0.5 * dm, 1.0);
   law.peek_force(10 * dm, 1.0);  // a trial state far beyond: must not move delta_m

@@ -11,12 +11,15 @@ namespace {
 const std::string table_path = CONTACTUQ_SOURCE_DIR "/data/materials.toml";
 }
 
-TEST_CASE("materials: the shipped table loads and covers the families the laws need", "[contact][material]") {
+TEST_CASE("materials: the shipped table loads and covers the families the laws need",
+          "[contact][material]") {
   const auto table = material_table::load(table_path);
   const auto names = table.names();
-  for (const char* family : {"steel", "stainless", "aluminium", "brass", "beryllium_copper", "phosphor_bronze", "nickel"}) {
+  for (const char* family : {"steel", "stainless", "aluminium", "brass", "beryllium_copper",
+                             "phosphor_bronze", "nickel"}) {
     INFO(family);
-    CHECK(std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.rfind(family, 0) == 0; }));
+    CHECK(std::any_of(names.begin(), names.end(),
+                      [&](const std::string& n) { return n.rfind(family, 0) == 0; }));
   }
   for (const auto& name : names) {
     INFO(name);
@@ -66,11 +69,14 @@ source = "a handbook"
   CHECK_THROWS_WITH(material_table::parse(with("source", "sauce"), "t.toml"),
                     Contains("t.toml:8: steel.sauce: unknown key"));
   CHECK_THROWS_WITH(material_table::parse("[steel\nmodulus = 1", "t.toml"), Contains("t.toml:1"));
-  CHECK_THROWS_WITH(material_table::load("/nonexistent/m.toml"), Contains("/nonexistent/m.toml: cannot open"));
+  CHECK_THROWS_WITH(material_table::load("/nonexistent/m.toml"),
+                    Contains("/nonexistent/m.toml: cannot open"));
 }
 
 TEST_CASE("materials: an unknown name lists the known ones", "[contact][material]") {
   const auto table = material_table::load(table_path);
   CHECK_THROWS_AS(table.at("unobtainium"), contactuq::parameter_error);
-  CHECK_THROWS_WITH(table.at("unobtainium"), Contains("unknown material 'unobtainium'") && Contains("aluminium_6061_t6") && Contains("nickel_200"));
+  CHECK_THROWS_WITH(table.at("unobtainium"), Contains("unknown material 'unobtainium'") &&
+                                                 Contains("aluminium_6061_t6") &&
+                                                 Contains("nickel_200"));
 }

@@ -3,7 +3,6 @@
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/tools/roots.hpp>
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <numbers>
 
@@ -26,7 +25,8 @@ TEST_CASE("thornton: yield overlap and force of eqs. (37)-(38)", "[contact][thor
   CHECK(thornton_yield_overlap(p) == Approx(std::pow(pi * 500e6 / (2 * 115e9), 2) * 0.01));
   // The two forms of eq. (38) agree.
   CHECK(thornton_yield_force(p) ==
-        Approx(std::pow(pi, 3) * 0.01 * 0.01 * std::pow(500e6, 3) / (6 * 115e9 * 115e9)).epsilon(1e-13));
+        Approx(std::pow(pi, 3) * 0.01 * 0.01 * std::pow(500e6, 3) / (6 * 115e9 * 115e9))
+            .epsilon(1e-13));
 }
 
 TEST_CASE("thornton invariants over a parameter grid", "[contact][thornton]") {
@@ -38,7 +38,8 @@ TEST_CASE("thornton invariants over a parameter grid", "[contact][thornton]") {
   const double dy = thornton_yield_overlap(p);
   CHECK(thornton_loading_force(p, 0.0) == 0.0);
   // C0 at yield, and the plastic slope is pi sigma_y r (eq. 39).
-  CHECK(thornton_loading_force(p, dy * (1 + 1e-12)) == Approx(thornton_loading_force(p, dy)).epsilon(1e-10));
+  CHECK(thornton_loading_force(p, dy * (1 + 1e-12)) ==
+        Approx(thornton_loading_force(p, dy)).epsilon(1e-10));
   const double h = 1e-4 * dy;
   CHECK((thornton_loading_force(p, 3 * dy + h) - thornton_loading_force(p, 3 * dy)) / h ==
         Approx(std::numbers::pi * yield_strength * radius).epsilon(1e-8));
@@ -67,14 +68,17 @@ TEST_CASE("thornton invariants over a parameter grid", "[contact][thornton]") {
   }
 }
 
-TEST_CASE("thornton: the closed-form restitution matches the energy of the force loop", "[contact][thornton]") {
+TEST_CASE("thornton: the closed-form restitution matches the energy of the force loop",
+          "[contact][thornton]") {
   // Independent of any ODE: find delta_m where the loading work equals 1/2 m v_i^2, then the
   // elastic energy the unloading curve returns gives e = sqrt(W_out / W_in). Thornton (1997).
   const thornton_params p{115e9, 0.01, 500e6};
   const double mass = 0.0329;
   const double vy = thornton_yield_velocity(p, mass);
   const double dy = thornton_yield_overlap(p);
-  CHECK(0.5 * mass * vy * vy == Approx(integrate([&](double d) { return thornton_loading_force(p, d); }, 0, dy)).epsilon(1e-10));
+  CHECK(0.5 * mass * vy * vy ==
+        Approx(integrate([&](double d) { return thornton_loading_force(p, d); }, 0, dy))
+            .epsilon(1e-10));
   CHECK(thornton_restitution(vy, vy) == Approx(1.0).epsilon(1e-14));
   CHECK(thornton_restitution(vy, 0.5 * vy) == 1.0);
   for (double ratio : {1.2, 2.0, 5.0, 30.0, 300.0}) {

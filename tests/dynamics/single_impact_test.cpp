@@ -1,7 +1,6 @@
 #include "contactuq/dynamics/single_impact.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <numbers>
 
@@ -58,7 +57,8 @@ const char* label(impact_integrator i) {
 // Hertz stiffness of the steel pair, K = 4/3 E sqrt(r).
 double hertz_k() {
   const auto& s = materials().at("steel_aisi_1045");
-  return hertz_stiffness(effective_modulus(s.modulus, s.poisson, s.modulus, s.poisson), sphere_radius);
+  return hertz_stiffness(effective_modulus(s.modulus, s.poisson, s.modulus, s.poisson),
+                         sphere_radius);
 }
 
 // Area of the force-overlap loop, trapezoids over the recorded samples.
@@ -74,7 +74,8 @@ double loop_area(const impact_result& r) {
 
 }  // namespace
 
-TEST_CASE("impact: Hertz reproduces the closed-form peak overlap and duration", "[dynamics][impact]") {
+TEST_CASE("impact: Hertz reproduces the closed-form peak overlap and duration",
+          "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
   const double v0 = GENERATE(0.01, 0.1, 1.0, 10.0);
@@ -112,7 +113,8 @@ TEST_CASE("impact: purely elastic laws return e = 1 to 1e-6", "[dynamics][impact
       {"hunt_crossley", values{{"restitution", 1.0}}, true},
       {"flores", values{{"restitution", 1.0}}, true},
       {"gonthier", values{{"restitution", 1.0}}, true},
-      {"johnson_cylinder", values{{"modulus", 115e9}, {"radius_difference", 5e-3}, {"length", 0.01}}, false},
+      {"johnson_cylinder",
+       values{{"modulus", 115e9}, {"radius_difference", 5e-3}, {"length", 0.01}}, false},
       {"brake", values{}, true},     // below yield at this speed
       {"thornton", values{}, true},  // below yield at this speed
       {"etsion", values{}, true},    // below yield at this speed
@@ -126,7 +128,8 @@ TEST_CASE("impact: purely elastic laws return e = 1 to 1e-6", "[dynamics][impact
   }
 }
 
-TEST_CASE("impact: the elastic-plastic laws coincide with Hertz below yield", "[dynamics][impact]") {
+TEST_CASE("impact: the elastic-plastic laws coincide with Hertz below yield",
+          "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
   const std::string name = GENERATE("brake", "thornton", "etsion");
@@ -142,11 +145,13 @@ TEST_CASE("impact: the elastic-plastic laws coincide with Hertz below yield", "[
   CHECK(r.restitution == Approx(hertz.restitution).epsilon(1e-7));
 }
 
-TEST_CASE("impact: Thornton's simulated restitution matches his closed form", "[dynamics][impact]") {
+TEST_CASE("impact: Thornton's simulated restitution matches his closed form",
+          "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
   const auto pair = steel_sphere_on_flat();
-  const thornton_params p{effective_modulus(pair.body_1.modulus, pair.body_1.poisson, pair.body_2.modulus, pair.body_2.poisson),
+  const thornton_params p{effective_modulus(pair.body_1.modulus, pair.body_1.poisson,
+                                            pair.body_2.modulus, pair.body_2.poisson),
                           sphere_radius, pair.body_1.yield_strength};
   const double vy = thornton_yield_velocity(p, sphere_mass());
   const double ratio = GENERATE(0.5, 1.0, 1.1, 2.0, 5.0, 20.0, 300.0);
@@ -156,7 +161,8 @@ TEST_CASE("impact: Thornton's simulated restitution matches his closed form", "[
   if (ratio > 1) CHECK(r.residual_overlap > 0.0);
 }
 
-TEST_CASE("impact: hysteresis-damping laws deliver the restitution of the exact relation (H)", "[dynamics][impact]") {
+TEST_CASE("impact: hysteresis-damping laws deliver the restitution of the exact relation (H)",
+          "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
   const std::string name = GENERATE("lankarani_nikravesh", "hunt_crossley", "flores", "gonthier");
@@ -190,7 +196,8 @@ TEST_CASE("impact: kelvin_voigt matches the clipped damped oscillator", "[dynami
   const double w = std::sqrt(k / m), z = c / (2 * std::sqrt(k * m)), wd = w * std::sqrt(1 - z * z);
   // delta'' = 0: tan(wd t) = 2 z w wd / (z^2 w^2 - wd^2), on the branch after the peak overlap.
   const double t_release = (std::atan2(2 * z * w * wd, z * z * w * w - wd * wd)) / wd;
-  const double rate = v0 / wd * std::exp(-z * w * t_release) * (wd * std::cos(wd * t_release) - z * w * std::sin(wd * t_release));
+  const double rate = v0 / wd * std::exp(-z * w * t_release) *
+                      (wd * std::cos(wd * t_release) - z * w * std::sin(wd * t_release));
   const auto r = simulate_impact(law("kelvin_voigt", {}, false), options(v0, integrator));
   REQUIRE(r.ok());
   CHECK(r.contact_duration == Approx(t_release).epsilon(1e-6));
@@ -200,19 +207,23 @@ TEST_CASE("impact: kelvin_voigt matches the clipped damped oscillator", "[dynami
   double peak = 0.0;
   for (int i = 0; i <= 200000; ++i) {
     const double t = t_release * i / 200000;
-    const double accel = v0 / wd * std::exp(-z * w * t) *
-                         ((z * z * w * w - wd * wd) * std::sin(wd * t) - 2 * z * w * wd * std::cos(wd * t));
+    const double accel =
+        v0 / wd * std::exp(-z * w * t) *
+        ((z * z * w * w - wd * wd) * std::sin(wd * t) - 2 * z * w * wd * std::cos(wd * t));
     peak = std::max(peak, -m * accel);
   }
   CHECK(r.peak_force == Approx(peak).epsilon(1e-6));
-  CHECK(r.peak_force > k * r.peak_overlap);  // the damper adds to the spring before the peak overlap
+  CHECK(r.peak_force >
+        k * r.peak_overlap);  // the damper adds to the spring before the peak overlap
 }
 
 TEST_CASE("impact: kelvin_voigt_cr returns sqrt(c_r), not c_r", "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
   const double cr = GENERATE(0.2, 0.5, 0.9);
-  const auto r = simulate_impact(law("kelvin_voigt_cr", {{"stiffness", 1e7}, {"restitution", cr}}, false), options(0.3, integrator));
+  const auto r =
+      simulate_impact(law("kelvin_voigt_cr", {{"stiffness", 1e7}, {"restitution", cr}}, false),
+                      options(0.3, integrator));
   REQUIRE(r.ok());
   CHECK(r.restitution == Approx(std::sqrt(cr)).epsilon(1e-6));
 }
@@ -237,19 +248,23 @@ TEST_CASE("impact: energy lost equals the area of the force-overlap loop", "[dyn
   auto o = options(3.0, integrator);
   o.record_history = true;
   o.samples_per_step = 40;
-  const auto r = simulate_impact(law(name, given, name != "kelvin_voigt" && name != "kelvin_voigt_cr"), o);
+  const auto r =
+      simulate_impact(law(name, given, name != "kelvin_voigt" && name != "kelvin_voigt_cr"), o);
   REQUIRE(r.ok());
   const double kinetic = 0.5 * sphere_mass() * 9.0;
   CHECK(r.energy_dissipated > 1e-3 * kinetic);
   CHECK(loop_area(r) == Approx(r.energy_dissipated).margin(2e-5 * kinetic));
   if (name == "elastogap_unbounded") {  // the naive variant pulls before it lets go
-    CHECK(std::any_of(r.history.begin(), r.history.end(), [](const impact_sample& s) { return s.force < 0; }));
+    CHECK(std::any_of(r.history.begin(), r.history.end(),
+                      [](const impact_sample& s) { return s.force < 0; }));
   } else {
-    CHECK(std::all_of(r.history.begin(), r.history.end(), [](const impact_sample& s) { return s.force >= 0; }));
+    CHECK(std::all_of(r.history.begin(), r.history.end(),
+                      [](const impact_sample& s) { return s.force >= 0; }));
   }
 }
 
-TEST_CASE("impact: brake dissipates except where its unloading runs above its loading", "[dynamics][impact]") {
+TEST_CASE("impact: brake dissipates except where its unloading runs above its loading",
+          "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
   // For this steel (p0/sigma_y = 3.0, delta_p = 9.1 delta_y) an impact at 0.1 m/s unloads from the
@@ -282,7 +297,8 @@ TEST_CASE("impact: cor is a velocity jump, eq. (11)", "[dynamics][impact]") {
   CHECK(r.energy_dissipated == Approx(0.5 * (0.75 * o.mass_1) * 4.0 * (1 - 0.36)));
 }
 
-TEST_CASE("impact: two free bodies share momentum through the effective mass", "[dynamics][impact]") {
+TEST_CASE("impact: two free bodies share momentum through the effective mass",
+          "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
   auto o = options(1.0, integrator);
@@ -294,11 +310,13 @@ TEST_CASE("impact: two free bodies share momentum through the effective mass", "
   REQUIRE(free.ok());
   CHECK(free.restitution == Approx(equivalent.restitution).epsilon(1e-12));
   CHECK(free.peak_force == Approx(equivalent.peak_force).epsilon(1e-12));
-  CHECK(o.mass_1 * free.velocity_1 + o.mass_2 * free.velocity_2 == Approx(o.mass_1 * 1.0).epsilon(1e-12));
+  CHECK(o.mass_1 * free.velocity_1 + o.mass_2 * free.velocity_2 ==
+        Approx(o.mass_1 * 1.0).epsilon(1e-12));
   CHECK(free.velocity_1 - free.velocity_2 == Approx(-free.restitution).epsilon(1e-12));
 }
 
-TEST_CASE("impact: repeated runs are bit-identical and leave the given law untouched", "[dynamics][impact]") {
+TEST_CASE("impact: repeated runs are bit-identical and leave the given law untouched",
+          "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
   const auto brake = law("brake");
@@ -314,7 +332,8 @@ TEST_CASE("impact: repeated runs are bit-identical and leave the given law untou
   CHECK(brake.release_margin(1e-9, -1.0) == 1e-9);
 }
 
-TEST_CASE("impact: bad options and unanswerable states are reported by name", "[dynamics][impact]") {
+TEST_CASE("impact: bad options and unanswerable states are reported by name",
+          "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
   const auto hertz = law("hertz");
@@ -330,7 +349,9 @@ TEST_CASE("impact: bad options and unanswerable states are reported by name", "[
   o.samples_per_step = 0;
   CHECK_THROWS_WITH(simulate_impact(hertz, o), Contains("samples_per_step = 0"));
   // Johnson's model carries at most delta* = 4 dR/e^2 = 2.7 um here; a 10 m/s impact overshoots.
-  const auto johnson = law("johnson_cylinder", {{"modulus", 115e9}, {"radius_difference", 5e-6}, {"length", 1e-3}}, false);
+  const auto johnson =
+      law("johnson_cylinder", {{"modulus", 115e9}, {"radius_difference", 5e-6}, {"length", 1e-3}},
+          false);
   const auto r = simulate_impact(johnson, options(10.0, integrator));
   CHECK(r.status == impact_status::model_error);
   CHECK_THAT(r.message, Contains("exceeds"));

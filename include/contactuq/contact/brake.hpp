@@ -3,7 +3,7 @@
 // Brake (2012), ref. [1] there. Four regimes:
 //   elastic       F = 4/3 E sqrt(r) delta^(3/2),  a = sqrt(r delta)     0 <= delta <= delta_y  (13)
 //   mixed         cubic Hermite blends of F and a between (delta_y, F_y, F'_y) and
-//                 (delta_p, F_p, F'_p), C1 at both ends                   delta_y..delta_p  (23)-(24)
+//                 (delta_p, F_p, F'_p), C1 at both ends          delta_y..delta_p  (23)-(24)
 //   fully plastic F = p0 pi a^2,  a^2 = 2 r delta + xi                  delta_p <= delta  (16)-(18)
 //   unloading     F = 4/3 E sqrt(r_bar) (delta - delta_bar)^(3/2)                         (25)
 //                 delta_bar = delta_m - (3 F_m / (4 E sqrt(r_bar)))^(2/3)                  (26)
@@ -49,18 +49,18 @@ struct brake_params {
 // one-dimensional maximisation).
 struct brake_regimes {
   brake_params params;
-  double stress_factor = 0.0;         ///< f(nu) [-], eq. (14)
-  double yield_overlap = 0.0;         ///< delta_y [m], eq. (15)
-  double yield_force = 0.0;           ///< F_y [N]
-  double yield_slope = 0.0;           ///< F'_y [N/m]
-  double yield_radius = 0.0;          ///< a_y [m]
-  double yield_radius_slope = 0.0;    ///< a'_y [-]
-  double plastic_overlap = 0.0;       ///< delta_p [m], eq. (20)
-  double plastic_force = 0.0;         ///< F_p [N]
-  double plastic_slope = 0.0;         ///< F'_p = 2 pi p0 r [N/m]
-  double plastic_radius = 0.0;        ///< a_p [m], eq. (21)
-  double plastic_radius_slope = 0.0;  ///< a'_p = r / a_p [-]
-  double xi = 0.0;                    ///< xi [m^2], eq. (22) as read above
+  double stress_factor = 0.0;                   ///< f(nu) [-], eq. (14)
+  double yield_overlap = 0.0;                   ///< delta_y [m], eq. (15)
+  double yield_force = 0.0;                     ///< F_y [N]
+  double yield_slope = 0.0;                     ///< F'_y [N/m]
+  double yield_radius = 0.0;                    ///< a_y [m]
+  double yield_radius_slope = 0.0;              ///< a'_y [-]
+  double plastic_overlap = 0.0;                 ///< delta_p [m], eq. (20)
+  double plastic_force = 0.0;                   ///< F_p [N]
+  double plastic_slope = 0.0;                   ///< F'_p = 2 pi p0 r [N/m]
+  double plastic_radius = 0.0;                  ///< a_p [m], eq. (21)
+  double plastic_radius_slope = 0.0;            ///< a'_p = r / a_p [-]
+  double xi = 0.0;                              ///< xi [m^2], eq. (22) as read above
   double plastic_unloading_radius = 0.0;        ///< r_bar_p [m], eq. (27) at delta_p
   double plastic_unloading_radius_slope = 0.0;  ///< r_bar'_p [-]
 };
@@ -79,10 +79,12 @@ struct brake_state {
   double residual_overlap = 0.0;  ///< delta_bar [m], eq. (26), >= 0
 };
 
-double brake_loading_force(const brake_regimes& regimes, double delta);     ///< eqs. (13),(18),(23)
-double brake_contact_radius(const brake_regimes& regimes, double delta);    ///< a on loading, (17),(24)
-double brake_unloading_force(const brake_regimes& regimes, double delta,
-                             const brake_state& state);                     ///< eq. (25)
+// Loading force, eqs. (13), (18), (23) [N].
+double brake_loading_force(const brake_regimes& regimes, double delta);
+// Contact radius on loading, eqs. (17), (24) [m].
+double brake_contact_radius(const brake_regimes& regimes, double delta);
+// Elastic unloading from the history in state, eq. (25) [N]; 0 below delta_bar.
+double brake_unloading_force(const brake_regimes& regimes, double delta, const brake_state& state);
 // The law: loading at or above state.max_overlap (history advanced), unloading below.
 // delta_dot is not used (rate-independent).
 double brake_force(const brake_regimes& regimes, double delta, double delta_dot,

@@ -20,7 +20,7 @@ struct cor_velocities {
 };
 
 // Velocities just after impact, eq. (11). Throws parameter_error for non-positive masses.
-cor_velocities cor_impact(const cor_params& params, double mass_1, double mass_2,
-                          double velocity_1, double velocity_2);
+cor_velocities cor_impact(const cor_params& params, double mass_1, double mass_2, double velocity_1,
+                          double velocity_2);
 
 }  // namespace contactuq::contact

@@ -50,7 +50,7 @@ double etsion_yield_force(const etsion_params& params);    ///< F_y [N]
 
 double etsion_loading_force(const etsion_params& params, double delta);  ///< (13), (30), (32)
 double etsion_unloading_force(const etsion_params& params, double delta,
-                              const etsion_state& state);                ///< eq. (35)
+                              const etsion_state& state);  ///< eq. (35)
 // The law: loading at or above state.max_overlap (history advanced), unloading below.
 double etsion_force(const etsion_params& params, double delta, double delta_dot,
                     etsion_state& state);

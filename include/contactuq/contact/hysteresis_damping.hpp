@@ -31,8 +31,8 @@ struct hysteresis_damping_state {
 };
 
 // F = max(0, K delta^n (1 + chi' delta_dot)) [N] for delta > 0, else 0; chi' [s/m].
-double hysteresis_damping_force(const hysteresis_damping_params& params, double chi,
-                                double delta, double delta_dot);
+double hysteresis_damping_force(const hysteresis_damping_params& params, double chi, double delta,
+                                double delta_dot);
 
 // Records v0 = delta_dot at the first call with delta >= 0 and delta_dot > 0 after the state
 // was out of contact (delta < 0) or fresh; returns the recorded v0. Throws model_error when a

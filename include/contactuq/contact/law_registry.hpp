@@ -45,7 +45,7 @@ concept law_model = std::copy_constructible<L> && requires(L& law, const L& c, d
   { law.force(d, d) } -> std::convertible_to<double>;
   { c.peek_force(d, d) } -> std::convertible_to<double>;
   { c.release_margin(d, d) } -> std::convertible_to<double>;
-  { law.reset() };
+  {law.reset()};
   { c.name() } -> std::convertible_to<std::string_view>;
 };
 
@@ -96,12 +96,16 @@ class contact_law {
     void reset() override { law.reset(); }
     std::string_view name() const override { return law.name(); }
     bool is_impact_map() const override {
-      if constexpr (requires { law.is_impact_map(); }) return law.is_impact_map();
-      else return false;
+      if constexpr (requires { law.is_impact_map(); })
+        return law.is_impact_map();
+      else
+        return false;
     }
     double restitution() const override {
-      if constexpr (requires { law.restitution(); }) return law.restitution();
-      else return 0.0;
+      if constexpr (requires { law.restitution(); })
+        return law.restitution();
+      else
+        return 0.0;
     }
     L law;
   };
@@ -113,17 +117,17 @@ class contact_law {
 struct contact_pair {
   material body_1;
   material body_2;
-  double radius_1 = 0.0;            ///< r1 [m], > 0; flat_radius for a flat
-  double radius_2 = flat_radius;    ///< r2 [m], > 0; flat_radius for a flat
-  double length = 0.0;              ///< axial length of cylinders [m] (johnson_cylinder only)
+  double radius_1 = 0.0;          ///< r1 [m], > 0; flat_radius for a flat
+  double radius_2 = flat_radius;  ///< r2 [m], > 0; flat_radius for a flat
+  double length = 0.0;            ///< axial length of cylinders [m] (johnson_cylinder only)
   cylinder_contact cylinders = cylinder_contact::external;  ///< internal: body 2 in body 1's hole
 
   void validate() const;
 };
 
 struct law_inputs {
-  std::optional<contact_pair> pair;          ///< derive parameters from two bodies
-  std::map<std::string, double> values;      ///< SI values by parameter name; override the pair
+  std::optional<contact_pair> pair;      ///< derive parameters from two bodies
+  std::map<std::string, double> values;  ///< SI values by parameter name; override the pair
 };
 
 using law_factory = std::function<contact_law(const law_inputs&)>;

@@ -33,14 +33,14 @@ enum class impact_integrator {
 };
 
 struct impact_options {
-  double mass_1 = 0.0;                                         ///< m1 [kg], > 0
-  double mass_2 = std::numeric_limits<double>::infinity();     ///< m2 [kg], > 0; inf: fixed flat
-  double approach_velocity = 0.0;   ///< v0 [m/s], > 0: relative speed at first touch
+  double mass_1 = 0.0;                                      ///< m1 [kg], > 0
+  double mass_2 = std::numeric_limits<double>::infinity();  ///< m2 [kg], > 0; inf: fixed flat
+  double approach_velocity = 0.0;     ///< v0 [m/s], > 0: relative speed at first touch
   double relative_tolerance = 1e-10;  ///< CVODE rtol [-], in [1e-14, 1e-3]
   // CVODE atol as a fraction of the state scales [-], in (0, 1e-3]: atol_delta = this times an
   // overlap scale (where F(delta, 0) delta = m v0^2), atol_velocity = this times v0.
   double absolute_tolerance = 1e-12;
-  long max_steps = 100000;      ///< integrator steps per phase [-], >= 10
+  long max_steps = 100000;  ///< integrator steps per phase [-], >= 10
   impact_integrator integrator = impact_integrator::dopri5;
   bool record_history = false;  ///< keep the (t, delta, delta', F) samples
   // Dense-output samples per integrator step [-], in [1, 1000], when recording the history.
@@ -85,8 +85,8 @@ struct impact_result {
   double velocity_1 = 0.0;
   double velocity_2 = 0.0;
 
-  long steps = 0;            ///< accepted integrator steps, both phases
-  long rhs_evaluations = 0;  ///< force-law evaluations by the integrator
+  long steps = 0;                      ///< accepted integrator steps, both phases
+  long rhs_evaluations = 0;            ///< force-law evaluations by the integrator
   std::vector<impact_sample> history;  ///< when options.record_history
 
   bool ok() const { return status == impact_status::ok; }
