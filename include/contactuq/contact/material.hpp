@@ -1,0 +1,48 @@
+#pragma once
+// Bulk material properties for the contact laws and the table that holds them
+// (data/materials.toml). Every field is SI except the Brinell number, which is HB [kgf/mm^2] by
+// definition; hardness() converts it (Brake 2014, below eq. 19).
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace contactuq::contact {
+
+struct material {
+  std::string name;               ///< key in the table, e.g. "steel_aisi_1045"
+  std::string description;        ///< human-readable grade and temper
+  double modulus = 0.0;           ///< E [Pa], > 0
+  double poisson = 0.0;           ///< nu [-], in [0, 0.5)
+  double yield_strength = 0.0;    ///< sigma_y [Pa], > 0
+  double density = 0.0;           ///< rho [kg/m^3], > 0
+  double brinell_hardness = 0.0;  ///< HB [kgf/mm^2], > 0
+  std::string source;             ///< handbook or data sheet the values come from
+  std::string note;               ///< conversions or caveats, may be empty
+
+  double hardness() const;  ///< HB g 1e6 [Pa]
+  // Throws parameter_error naming the field ("<name>.modulus = ...").
+  void validate() const;
+};
+
+class material_table {
+ public:
+  // Reads a TOML file of [name] tables with modulus, poisson, yield_strength, density (values with
+  // units, e.g. "205 GPa"), brinell_hardness, source, and optional description and note. Errors
+  // name the file, line and key: "data/materials.toml:12: steel.modulus: ...".
+  static material_table load(const std::filesystem::path& path);
+  // Same, from text; `origin` stands for the file name in messages.
+  static material_table parse(std::string_view text, const std::string& origin);
+
+  // Throws parameter_error listing the known names when `name` is not in the table.
+  const material& at(std::string_view name) const;
+  bool contains(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, material, std::less<>> materials_;
+};
+
+}  // namespace contactuq::contact

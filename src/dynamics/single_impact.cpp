@@ -1,0 +1,454 @@
+#include "contactuq/dynamics/single_impact.hpp"
+
+#include <cvode/cvode.h>
+#include <fmt/format.h>
+#include <nvector/nvector_serial.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/numeric/odeint.hpp>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include "contactuq/contact/contact_geometry.hpp"
+#include "contactuq/contact/cor.hpp"
+#include "contactuq/error.hpp"
+
+namespace contactuq::dynamics {
+
+void impact_options::validate() const {
+  contact::effective_mass(mass_1, mass_2);  // names mass_1 / mass_2
+  require(approach_velocity > 0 && std::isfinite(approach_velocity), "approach_velocity",
+          approach_velocity, "m/s", "positive and finite");
+  require(relative_tolerance >= 1e-14 && relative_tolerance <= 1e-3, "relative_tolerance",
+          relative_tolerance, "", "in [1e-14, 1e-3]");
+  require(absolute_tolerance > 0 && absolute_tolerance <= 1e-3, "absolute_tolerance",
+          absolute_tolerance, "", "in (0, 1e-3]");
+  require(max_steps >= 10, "max_steps", static_cast<double>(max_steps), "", ">= 10");
+  require(samples_per_step >= 1 && samples_per_step <= 1000, "samples_per_step", samples_per_step,
+          "", "in [1, 1000]");
+}
+
+namespace {
+
+enum class phase { loading, unloading };
+
+// Shared with the CVODE callbacks. Exceptions never cross CVODE: a callback that catches one
+// returns -1 and leaves the message here.
+struct callback_state {
+  contact::contact_law* law = nullptr;
+  double mass = 0.0;
+  phase current = phase::loading;
+  double rate_step = 0.0;        // time step [s] of the finite difference for dF/dt
+  bool find_force_peak = false;  // a rate-dependent law while loading
+  long evaluations = 0;
+  int model_failures = 0;
+  std::string error;
+};
+
+constexpr int max_model_failures = 20;
+
+int rhs(sunrealtype, N_Vector y, N_Vector ydot, void* data) {
+  auto& s = *static_cast<callback_state*>(data);
+  const double* in = N_VGetArrayPointer(y);
+  double* out = N_VGetArrayPointer(ydot);
+  try {
+    ++s.evaluations;
+    out[0] = in[1];
+    out[1] = -s.law->peek_force(in[0], in[1]) / s.mass;
+    return 0;
+  } catch (const std::exception& e) {
+    s.error = e.what();
+    ++s.model_failures;
+    return -1;
+  }
+}
+
+// g[0]: delta' while loading (the peak overlap), the law's release margin while unloading.
+// g[1]: for a rate-dependent law while loading, dF/dt along the trajectory by a forward
+// difference over a Taylor step (the force peak, which then comes before the peak overlap);
+// otherwise a constant. A rate-independent law peaks with the overlap.
+void root_values(const callback_state& s, double d, double v, double* g) {
+  g[0] = s.current == phase::loading ? v : s.law->release_margin(d, v);
+  g[1] = 1.0;
+  if (s.find_force_peak) {
+    const double f = s.law->peek_force(d, v);
+    const double a = -f / s.mass;
+    const double h = s.rate_step;
+    g[1] = s.law->peek_force(d + h * v + 0.5 * h * h * a, v + h * a) - f;
+  }
+}
+
+// A law that keeps failing (CVODE retries a failed right-hand side with smaller steps, e.g.
+// johnson_cylinder creeping towards delta*) is stopped here, where a failure is final.
+int root(sunrealtype, N_Vector y, sunrealtype* g, void* data) {
+  auto& s = *static_cast<callback_state*>(data);
+  if (s.model_failures >= max_model_failures) return -1;
+  const double* in = N_VGetArrayPointer(y);
+  try {
+    root_values(s, in[0], in[1], g);
+    return 0;
+  } catch (const std::exception& e) {
+    s.error = e.what();
+    ++s.model_failures;
+    return -1;
+  }
+}
+
+void error_handler(int, const char*, const char*, char* message, void* data) {
+  auto& s = *static_cast<callback_state*>(data);
+  if (s.error.empty()) s.error = message;
+}
+
+// Overlap scale: where F(delta, 0) delta = m v0^2 (the energy of a linear spring, within a factor
+// of order one of the peak overlap of any law). Bisection in log10(delta) over [1e-15, 1] m.
+double overlap_scale(const contact::contact_law& law, double mass, double v0) {
+  const double target = mass * v0 * v0;
+  auto above = [&](double d) {
+    try {
+      return law.peek_force(d, 0.0) * d >= target;
+    } catch (const std::exception&) {
+      return true;  // beyond the law's range: treat as too far
+    }
+  };
+  double lo = -15.0;
+  double hi = 0.0;
+  if (!above(1.0)) return 1.0;
+  for (int i = 0; i < 10; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (above(std::pow(10.0, mid)) ? hi : lo) = mid;
+  }
+  return std::pow(10.0, hi);
+}
+
+}  // namespace
+
+struct impact_simulator::impl {
+  SUNContext context = nullptr;
+  N_Vector y = nullptr;
+  N_Vector abstol = nullptr;
+  N_Vector dky = nullptr;
+  void* cvode = nullptr;
+  SUNNonlinearSolver solver = nullptr;
+  bool initialised = false;
+  callback_state state;
+
+  impl() {
+    if (SUNContext_Create(nullptr, &context) != 0)
+      throw std::runtime_error("SUNContext_Create failed");
+    y = N_VNew_Serial(2, context);
+    abstol = N_VNew_Serial(2, context);
+    dky = N_VNew_Serial(2, context);
+    cvode = CVodeCreate(CV_ADAMS, context);
+    if (!y || !abstol || !dky || !cvode) {
+      release();
+      throw std::runtime_error("CVODE allocation failed");
+    }
+  }
+  ~impl() { release(); }
+  void release() {
+    if (cvode) CVodeFree(&cvode);
+    if (solver) SUNNonlinSolFree(solver);
+    if (y) N_VDestroy(y);
+    if (abstol) N_VDestroy(abstol);
+    if (dky) N_VDestroy(dky);
+    if (context) SUNContext_Free(&context);
+  }
+
+  // (Re)starts CVODE at (t, delta, rate). Returns false with state.error set on failure.
+  bool start(double t, double delta, double rate, const impact_options& o) {
+    double* v = N_VGetArrayPointer(y);
+    v[0] = delta;
+    v[1] = rate;
+    int flag = 0;
+    if (!initialised) {
+      flag = CVodeInit(cvode, rhs, t, y);
+      if (flag == CV_SUCCESS) {
+        solver = SUNNonlinSol_FixedPoint(y, 0, context);
+        flag = CVodeSetNonlinearSolver(cvode, solver);
+      }
+      if (flag == CV_SUCCESS) flag = CVodeRootInit(cvode, 2, root);
+      if (flag == CV_SUCCESS) flag = CVodeSetUserData(cvode, &state);
+      if (flag == CV_SUCCESS) flag = CVodeSetErrHandlerFn(cvode, error_handler, &state);
+      if (flag == CV_SUCCESS) flag = CVodeSetNoInactiveRootWarn(cvode);
+      initialised = flag == CV_SUCCESS;
+    } else {
+      flag = CVodeReInit(cvode, t, y);
+    }
+    if (flag == CV_SUCCESS) flag = CVodeSVtolerances(cvode, o.relative_tolerance, abstol);
+    if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(cvode, o.max_steps);
+    int directions[2] = {-1, -1};  // delta' or the margin falling to 0; dF/dt turning negative
+    if (flag == CV_SUCCESS) flag = CVodeSetRootDirection(cvode, directions);
+    if (flag != CV_SUCCESS && state.error.empty())
+      state.error = fmt::format("CVODE setup failed (flag {})", flag);
+    return flag == CV_SUCCESS;
+  }
+
+  // y(t) [delta, rate] inside the last step.
+  std::pair<double, double> at(double t) {
+    CVodeGetDky(cvode, t, 0, dky);
+    const double* d = N_VGetArrayPointer(dky);
+    return {d[0], d[1]};
+  }
+};
+
+impact_simulator::impact_simulator() : impl_(std::make_unique<impl>()) {}
+impact_simulator::~impact_simulator() = default;
+impact_simulator::impact_simulator(impact_simulator&&) noexcept = default;
+impact_simulator& impact_simulator::operator=(impact_simulator&&) noexcept = default;
+
+impact_result impact_simulator::run(const contact::contact_law& law_in, const impact_options& o) {
+  o.validate();
+  impact_result r;
+  r.law = std::string(law_in.name());
+  const double m = contact::effective_mass(o.mass_1, o.mass_2);
+  const double v0 = o.approach_velocity;
+  // Body masses as fractions of the total, so that an infinite mass is the limit.
+  const double mu_1 = std::isinf(o.mass_1)   ? 1.0
+                      : std::isinf(o.mass_2) ? 0.0
+                                             : o.mass_1 / (o.mass_1 + o.mass_2);
+
+  if (law_in.is_impact_map()) {  // Brake 2014 eq. (11)
+    const auto out =
+        contact::cor_impact(contact::cor_params{law_in.restitution()}, o.mass_1, o.mass_2, v0, 0.0);
+    r.restitution = law_in.restitution();
+    r.peak_force = std::numeric_limits<double>::quiet_NaN();
+    r.energy_dissipated = 0.5 * m * v0 * v0 * (1 - r.restitution * r.restitution);
+    r.impulse = m * v0 * (1 + r.restitution);
+    r.velocity_1 = out.velocity_1;
+    r.velocity_2 = out.velocity_2;
+    return r;
+  }
+
+  contact::contact_law law = law_in;
+  auto& s = impl_->state;
+  s = callback_state{};
+  s.law = &law;
+  s.mass = m;
+
+  auto fail = [&](impact_status status, const std::string& what) {
+    r.status = status;
+    r.message = what;
+    r.rhs_evaluations = s.evaluations;
+    return r;
+  };
+
+  try {
+    law.force(0.0, v0);  // first touch: laws that record the impact velocity do it here
+  } catch (const std::exception& e) {
+    return fail(impact_status::model_error, e.what());
+  }
+  const double scale = overlap_scale(law, m, v0);
+  double* atol = N_VGetArrayPointer(impl_->abstol);
+  atol[0] = o.absolute_tolerance * scale;
+  atol[1] = o.absolute_tolerance * v0;
+  s.rate_step = 1e-7 * scale / v0;
+  bool rate_dependent = false;  // the force at a loading state depends on delta'
+  try {
+    rate_dependent = law.peek_force(1e-2 * scale, v0) != law.peek_force(1e-2 * scale, -v0);
+    // The force just after first touch starts the peak search. A rate-dependent law's force
+    // peaks before the overlap does, as a root of dF/dt (g[1]); if dF/dt is negative from first
+    // touch on, the peak is the damper's jump at first touch.
+    r.peak_force = law.peek_force(1e-12 * scale, v0);
+    if (o.record_history) r.history.push_back({0.0, 0.0, v0, law.peek_force(0.0, v0)});
+  } catch (const std::exception& e) {
+    return fail(impact_status::model_error, e.what());
+  }
+
+  // CVODE: with a history, every step is sampled on its dense output; without, it runs from
+  // root to root (the peak force, the peak overlap, the release) on its own.
+  auto sample_step = [&](double t_prev, double t_end) {
+    const int k = o.samples_per_step;
+    for (int i = 1; i <= k; ++i) {
+      const double t = i == k ? t_end : t_prev + (t_end - t_prev) * i / k;
+      const auto [d, v] = impl_->at(t);
+      r.history.push_back({t, d, v, law.peek_force(d, v)});
+    }
+  };
+
+  const auto too_many_steps = [&](phase p) {
+    return fmt::format("more than max_steps = {} steps in the {} phase", o.max_steps,
+                       p == phase::loading ? "loading" : "unloading");
+  };
+
+  // Integrates one phase to its terminal root (g[0]) with CVODE; returns the state there.
+  auto integrate_cvode = [&](phase p, double t0, double d0, double rate0,
+                             double& t_root) -> std::optional<std::pair<double, double>> {
+    if (!impl_->start(t0, d0, rate0, o)) return std::nullopt;
+    const int mode = o.record_history ? CV_ONE_STEP : CV_NORMAL;
+    double t_prev = t0;
+    for (long calls = 0;; ++calls) {
+      double t = 0.0;
+      const int flag = CVode(impl_->cvode, t0 + 1e6, impl_->y, &t, mode);
+      if (flag == CV_TOO_MUCH_WORK || (flag >= 0 && calls >= o.max_steps)) {
+        s.error = too_many_steps(p);
+        return std::nullopt;
+      }
+      if (flag < 0) {
+        if (s.error.empty()) s.error = CVodeGetReturnFlagName(flag);
+        return std::nullopt;
+      }
+      if (o.record_history) sample_step(t_prev, t);
+      t_prev = t;
+      const double* y = N_VGetArrayPointer(impl_->y);
+      if (flag == CV_ROOT_RETURN) {
+        int found[2] = {0, 0};
+        CVodeGetRootInfo(impl_->cvode, found);
+        r.peak_force = std::max(r.peak_force, law.peek_force(y[0], y[1]));
+        // One force peak per loading phase: searching on would restart CVODE on a root of a
+        // finite difference that can be exactly zero on both sides (CV_CLOSE_ROOTS).
+        if (found[1] != 0) s.find_force_peak = false;
+        if (found[0] != 0) {
+          t_root = t;
+          long steps = 0;
+          CVodeGetNumSteps(impl_->cvode, &steps);
+          r.steps += steps;
+          return std::make_pair(y[0], y[1]);
+        }
+      }
+    }
+  };
+
+  // The same with Boost.Odeint's Dormand-Prince 5(4) and its dense output, on the state scaled
+  // to order one (x = delta / scale, u = delta' / v0, tau = t v0 / scale) so that its scalar
+  // tolerances act on both components as CVODE's vector ones do. Roots are located on the dense
+  // output by the Illinois method. A law that throws ends the impact (model_error).
+  auto integrate_dopri5 = [&](phase p, double t0, double d0, double rate0,
+                              double& t_root) -> std::optional<std::pair<double, double>> {
+    using state2 = std::array<double, 2>;
+    namespace odeint = boost::numeric::odeint;
+    const double time_scale = scale / v0;
+    const double accel_scale = scale / (m * v0 * v0);
+    auto system = [&](const state2& x, state2& dxdt, double) {
+      ++s.evaluations;
+      dxdt[0] = x[1];
+      dxdt[1] = -law.peek_force(scale * x[0], v0 * x[1]) * accel_scale;
+    };
+    auto stepper = odeint::make_dense_output(o.absolute_tolerance, o.relative_tolerance,
+                                             odeint::runge_kutta_dopri5<state2>());
+    stepper.initialize(state2{d0 / scale, rate0 / v0}, t0 / time_scale, 1e-3);
+    auto g_at = [&](const state2& x, std::array<double, 2>& g) {
+      root_values(s, scale * x[0], v0 * x[1], g.data());
+    };
+    std::array<double, 2> g_prev{};
+    g_at(stepper.current_state(), g_prev);
+    for (long step = 0;; ++step) {
+      if (step >= o.max_steps) {
+        s.error = too_many_steps(p);
+        return std::nullopt;
+      }
+      const auto [ta, tb] = stepper.do_step(system);
+      ++r.steps;
+      if (o.record_history) {
+        for (int i = 1; i <= o.samples_per_step; ++i) {
+          state2 x;
+          const double tau = i == o.samples_per_step ? tb : ta + (tb - ta) * i / o.samples_per_step;
+          stepper.calc_state(tau, x);
+          const double d = scale * x[0], v = v0 * x[1];
+          r.history.push_back({tau * time_scale, d, v, law.peek_force(d, v)});
+        }
+      }
+      std::array<double, 2> g_now{};
+      g_at(stepper.current_state(), g_now);
+      // Falling crossings of g[0] (terminal) and g[1] (the force peak) inside [ta, tb].
+      auto locate = [&](int i) {
+        double a = ta, b = tb, ga = g_prev[i], gb = g_now[i];
+        int side = 0;
+        for (int it = 0; it < 100 && b - a > 4e-16 * std::max(1.0, std::abs(b)); ++it) {
+          double c = b - gb * (b - a) / (gb - ga);
+          if (!(c > a && c < b)) c = 0.5 * (a + b);
+          state2 x;
+          stepper.calc_state(c, x);
+          std::array<double, 2> gc{};
+          g_at(x, gc);
+          if (gc[i] > 0) {
+            a = c, ga = gc[i];
+            if (side == -1) gb *= 0.5;  // Illinois: halve the stale end
+            side = -1;
+          } else {
+            b = c, gb = gc[i];
+            if (side == 1) ga *= 0.5;
+            side = 1;
+          }
+        }
+        return b;
+      };
+      const bool overlap_root = g_prev[0] > 0 && g_now[0] <= 0;
+      const bool force_root = s.find_force_peak && g_prev[1] > 0 && g_now[1] <= 0;
+      const double tau_overlap = overlap_root ? locate(0) : tb;
+      if (force_root) {
+        const double tau_force = locate(1);
+        if (tau_force <= tau_overlap) {
+          state2 x;
+          stepper.calc_state(tau_force, x);
+          r.peak_force = std::max(r.peak_force, law.peek_force(scale * x[0], v0 * x[1]));
+          s.find_force_peak = false;
+          g_now[1] = 1.0;
+        }
+      }
+      if (overlap_root) {
+        state2 x;
+        stepper.calc_state(tau_overlap, x);
+        const double d = scale * x[0], v = v0 * x[1];
+        r.peak_force = std::max(r.peak_force, law.peek_force(d, v));
+        t_root = tau_overlap * time_scale;
+        return std::make_pair(d, v);
+      }
+      g_prev = g_now;
+    }
+  };
+
+  auto integrate = [&](phase p, double t0, double d0, double rate0,
+                       double& t_root) -> std::optional<std::pair<double, double>> {
+    s.current = p;
+    s.find_force_peak = rate_dependent && p == phase::loading;
+    return o.integrator == impact_integrator::cvode_adams
+               ? integrate_cvode(p, t0, d0, rate0, t_root)
+               : integrate_dopri5(p, t0, d0, rate0, t_root);
+  };
+  auto failure_status = [&] {
+    if (s.model_failures > 0) return impact_status::model_error;
+    if (s.error.rfind("more than max_steps", 0) == 0) return impact_status::too_many_steps;
+    return impact_status::solver_error;
+  };
+
+  try {
+    // Loading. The history needs no update inside the phase: delta only grows, and at or above
+    // the largest overlap every law is on its loading curve.
+    double t_peak = 0.0;
+    const auto peak = integrate(phase::loading, 0.0, 0.0, v0, t_peak);
+    if (!peak) return fail(failure_status(), s.error);
+    r.peak_overlap = peak->first;
+    r.compression_duration = t_peak;
+    law.force(peak->first, peak->second);  // commit delta_m (and F_m, ...)
+
+    // Unloading, restarted at the peak so that no step straddles the change of branch.
+    double t_release = 0.0;
+    const auto release = integrate(phase::unloading, t_peak, peak->first, peak->second, t_release);
+    if (!release) return fail(failure_status(), s.error);
+    law.force(release->first, release->second);
+    r.contact_duration = t_release;
+    r.residual_overlap = std::max(0.0, release->first);
+    r.rhs_evaluations = s.evaluations;
+    const double rate_out = release->second;
+    r.restitution = -rate_out / v0;
+    r.energy_dissipated = 0.5 * m * (v0 * v0 - rate_out * rate_out);
+    r.impulse = m * (v0 - rate_out);
+    // delta' = v1 - v2: before, v1 = v0 and v2 = 0; after, v1 - v2 = rate_out and
+    // m1 v1 + m2 v2 = m1 v0.
+    r.velocity_2 = mu_1 * (v0 - rate_out);
+    r.velocity_1 = r.velocity_2 + rate_out;
+  } catch (const std::exception& e) {  // from a law evaluated outside the callbacks
+    return fail(impact_status::model_error, e.what());
+  }
+  return r;
+}
+
+impact_result simulate_impact(const contact::contact_law& law, const impact_options& options) {
+  impact_simulator simulator;
+  return simulator.run(law, options);
+}
+
+}  // namespace contactuq::dynamics
