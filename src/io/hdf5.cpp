@@ -724,6 +724,13 @@ handle open_file(const std::filesystem::path& path, file_mode mode, const file_o
     case file_mode::read_write:
       id = H5Fopen(name.c_str(), H5F_ACC_RDWR, access.get());
       if (id < 0) throw_error(name, "/", "cannot open file for writing");
+      // A SWMR writer flushes metadata that points past the end of allocation recorded in
+      // the superblock, which it updates only on a file flush; after a crash, extend the
+      // allocation to the end of the file as h5clear --increment does.
+      if (options.recover && H5Fincrement_filesize(id, 0) < 0) {
+        H5Fclose(id);
+        throw_error(name, "/", "cannot recover the file's end of allocation");
+      }
       break;
     case file_mode::read_only:
       id = H5Fopen(name.c_str(), H5F_ACC_RDONLY | (options.swmr_read ? H5F_ACC_SWMR_READ : 0u),

@@ -231,8 +231,9 @@ struct file_options {
   // read_only: open as a SWMR reader, which also reads a file whose SWMR writer still runs or
   // died without closing it.
   bool swmr_read = false;
-  // read_write: clear the marks a SWMR writer that died left in the superblock (what the
-  // h5clear -s tool does). Only for a file no other process writes.
+  // read_write: clear the marks a SWMR writer that died left in the superblock and extend
+  // the recorded end of allocation to the end of the file (what h5clear -s -i does). Only for
+  // a file no other process writes.
   bool recover = false;
 };
 

@@ -1,0 +1,198 @@
+#pragma once
+// The HDF5 ensemble of a sampling study: its schema, an incremental writer that survives
+// crashes and resumes, and a reader. The file layout is specified in docs/hdf5-schema.md
+// (readable from h5py or Matlab without contactuq).
+//
+// Writing: samples go to the file in order, in blocks (ensemble_writer::append), each flushed
+// before the next is taken; the file stays readable at every instant (HDF5 SWMR writing), so a
+// crash or kill -9 loses at most the block in flight. ensemble_writer::resume reopens such a
+// file, finds how many leading samples are complete, drops anything after them and continues;
+// the finished datasets are then identical to those of an uninterrupted run.
+//
+// Threads: one writer must not be used from two threads at once (the runner's in-order write
+// stage calls it).
+
+#include <Eigen/Core>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace contactuq::io {
+
+// Row-major matrices: one row per sample, as stored in the file.
+using sample_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// A file that is not the ensemble expected: other study on resume, other schema, damaged layout.
+class ensemble_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What a study does with a parameter.
+enum class input_role {
+  fixed,      ///< one value for every sample
+  design,     ///< varied between bounds by a design study
+  aleatoric,  ///< drawn from a distribution (natural variability)
+  epistemic,  ///< one of a set of choices or a point of an interval (lack of knowledge)
+};
+std::string_view to_string(input_role role);
+// Inverse of to_string; throws std::invalid_argument listing the four names.
+input_role parse_input_role(std::string_view name);
+
+// Per-sample status codes stored in /status.
+enum class sample_status : std::int32_t {
+  ok = 0,       ///< the model returned every output
+  failed = 1,   ///< the model threw or did not converge; outputs are NaN, see /messages
+  not_run = 2,  ///< never evaluated (e.g. the run aborted on an earlier failure)
+};
+// Status of rows not yet written, seen only in a file whose writer was interrupted.
+inline constexpr std::int32_t status_not_written = -1;
+// Names of the codes, indexed by code ("ok", "failed", "not_run"); stored as /status@codes.
+const std::vector<std::string>& sample_status_names();
+
+struct ensemble_input {
+  std::string name;  ///< parameter name used in the study file, unique, non-empty
+  std::string unit;  ///< SI unit of the stored values, e.g. "m", "rad", "" for dimensionless
+  input_role role = input_role::aleatoric;
+  // Extra text columns, e.g. {"distribution", "normal(mean=0.2, sd=0.02)"}; a key may be left
+  // out on some inputs (stored as ""). Keys: non-empty, not "names", "units", "roles" or
+  // "column_attributes", unique within one input.
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
+
+struct ensemble_output {
+  std::string name;  ///< unique, non-empty
+  std::string unit;  ///< SI unit of the stored values
+};
+
+// A curve output: every sample gives `points` ordinate values on a common abscissa.
+struct ensemble_curve {
+  std::string name;           ///< unique, non-empty, no '/'; the dataset is /curves/<name>
+  std::size_t points = 0;     ///< values per sample, >= 1
+  std::string abscissa_name;  ///< e.g. "pin displacement"
+  std::string abscissa_unit;  ///< SI unit of the abscissa, e.g. "m"
+  std::string ordinate_unit;  ///< SI unit of the values, e.g. "N"
+  std::vector<double> abscissa;  ///< the common abscissa (size points), or empty if implicit
+};
+
+struct ensemble_metadata {
+  std::string study_text;          ///< the study file, verbatim; resume checks it is unchanged
+  std::string study_path;          ///< where the study file was read from
+  std::string contactuq_version;   ///< "" is replaced by this library's version
+  std::string git_commit;          ///< commit of the contactuq build, or ""
+  std::uint64_t seed = 0;          ///< random seed of the design
+  std::string design;              ///< design kind, e.g. "lhs", "monte_carlo"
+  std::size_t samples = 0;         ///< N, planned number of samples, >= 1
+  std::string start_time;          ///< ISO 8601, e.g. "2024-05-01T12:00:00Z"
+  std::string end_time;            ///< ISO 8601; "" until the run finishes
+  std::string host;                ///< host name of the machine that ran the study
+  std::size_t threads = 1;         ///< worker threads, >= 1
+};
+
+struct ensemble_schema {
+  std::vector<ensemble_input> inputs;
+  std::vector<ensemble_output> outputs;
+  std::vector<ensemble_curve> curves;
+  ensemble_metadata metadata;
+
+  // Throws contactuq::parameter_error naming the field, e.g. "inputs[2].name".
+  void validate() const;
+};
+
+struct ensemble_options {
+  std::size_t chunk_rows = 0;     ///< samples per chunk, >= 1; 0 picks chunks of ~256 KiB
+  int deflate_level = 4;          ///< zlib level 0..9 for every dataset; 0: uncompressed
+  std::size_t message_width = 256;  ///< bytes kept of each message (UTF-8), >= 1
+
+  void validate() const;
+};
+
+// Samples [first, first + size) with every value the schema asks for.
+struct ensemble_block {
+  std::size_t first = 0;
+  sample_matrix inputs;                 ///< size x inputs
+  sample_matrix outputs;                ///< size x outputs; NaN where a sample failed
+  std::vector<sample_matrix> curves;    ///< per curve, size x points
+  std::vector<std::int32_t> status;     ///< size codes, see sample_status
+  std::vector<std::string> messages;    ///< size texts, "" when there is nothing to say
+
+  std::size_t size() const noexcept { return status.size(); }
+};
+// A block of `size` samples from `first`, shaped for `schema`: inputs zero, outputs and curves
+// NaN, status not_run, messages empty.
+ensemble_block make_block(const ensemble_schema& schema, std::size_t first, std::size_t size);
+
+class ensemble_writer {
+ public:
+  // Creates the ensemble file for `schema`, replacing one at `path`; no sample written yet.
+  // The file is built as `path` + ".new" and renamed, so a crash never leaves half a file.
+  static ensemble_writer create(const std::filesystem::path& path, const ensemble_schema& schema,
+                                const ensemble_options& options = {});
+  // Reopens a file written (perhaps partly, perhaps by a process that was killed) for the same
+  // study: its study text, names, units and N must equal those of `schema`, else
+  // ensemble_error. Rows after the complete ones are dropped; completed() says where to go on.
+  // The start time, host and thread count of the first run stay; each resume is logged in
+  // /metadata@resume_log. Throws ensemble_error if there is no file or another process is
+  // writing it. `options` apply to create only: a resumed file keeps its chunks and widths.
+  static ensemble_writer resume(const std::filesystem::path& path, const ensemble_schema& schema,
+                                const ensemble_options& options = {});
+
+  ensemble_writer(ensemble_writer&&) noexcept;
+  ensemble_writer& operator=(ensemble_writer&&) noexcept;
+  // Closes the file as it is (interrupted run: resume continues it).
+  ~ensemble_writer();
+
+  const ensemble_schema& schema() const noexcept;
+  const std::filesystem::path& path() const noexcept;
+  std::size_t samples() const noexcept;    // N
+  std::size_t completed() const noexcept;  // samples on disk: [0, completed()) are final
+
+  // Writes `block`, whose first sample must be completed(), and flushes it to disk; throws
+  // std::invalid_argument if the block's shape or position is wrong.
+  void append(const ensemble_block& block);
+  // Records the end time and closes the file. A complete file (completed() == samples()) is
+  // also converted to the HDF5 1.8 format for older readers. The writer is then closed.
+  void finish(std::string_view end_time);
+
+ private:
+  struct impl;
+  explicit ensemble_writer(std::unique_ptr<impl> state);
+  static ensemble_writer open(std::unique_ptr<impl> state, const ensemble_schema& schema,
+                              bool resuming);
+  std::unique_ptr<impl> impl_;
+};
+
+// An ensemble read back: the complete samples of a file, finished or not.
+struct ensemble {
+  ensemble_schema schema;  ///< as written, with end_time "" if the run did not finish
+  std::size_t rows = 0;    ///< complete samples, <= schema.metadata.samples
+  sample_matrix inputs;    ///< rows x inputs
+  sample_matrix outputs;   ///< rows x outputs
+  std::vector<sample_matrix> curves;  ///< per curve, rows x points
+  std::vector<std::int32_t> status;
+  std::vector<std::string> messages;
+  std::vector<std::string> resume_log;  ///< one line per resume
+
+  // Column indices by name; throw std::out_of_range listing the known names.
+  std::size_t input_index(std::string_view name) const;
+  std::size_t output_index(std::string_view name) const;
+  std::size_t curve_index(std::string_view name) const;
+};
+
+// Reads an ensemble file; also one whose writer is still running or was killed (then only the
+// complete samples). Throws hdf5::error or ensemble_error.
+ensemble read_ensemble(const std::filesystem::path& path);
+
+// Current UTC time in ISO 8601, e.g. "2024-05-01T12:00:00Z", for start_time and end_time.
+std::string iso8601_now();
+// This machine's host name, for ensemble_metadata::host.
+std::string host_name();
+
+}  // namespace contactuq::io

@@ -1,0 +1,724 @@
+#include "contactuq/io/ensemble_store.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <optional>
+#include <set>
+
+#include "contactuq/error.hpp"
+#include "contactuq/io/hdf5.hpp"
+
+namespace contactuq::io {
+
+namespace {
+
+// Names of the layout, docs/hdf5-schema.md.
+constexpr const char* format_name = "contactuq-ensemble";
+constexpr std::int64_t format_version = 1;
+constexpr std::string_view reserved_input_keys[] = {"names", "units", "roles",
+                                                    "column_attributes"};
+
+}  // namespace
+
+// ---- roles and status ----
+
+std::string_view to_string(input_role role) {
+  switch (role) {
+    case input_role::fixed: return "fixed";
+    case input_role::design: return "design";
+    case input_role::aleatoric: return "aleatoric";
+    case input_role::epistemic: return "epistemic";
+  }
+  return "?";
+}
+
+input_role parse_input_role(std::string_view name) {
+  for (const auto role : {input_role::fixed, input_role::design, input_role::aleatoric,
+                          input_role::epistemic})
+    if (to_string(role) == name) return role;
+  throw std::invalid_argument(fmt::format(
+      "unknown input role '{}': expected fixed, design, aleatoric or epistemic", name));
+}
+
+const std::vector<std::string>& sample_status_names() {
+  static const std::vector<std::string> names{"ok", "failed", "not_run"};
+  return names;
+}
+
+// ---- validation ----
+
+void ensemble_schema::validate() const {
+  std::set<std::string, std::less<>> seen;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto field = fmt::format("inputs[{}]", i);
+    const auto& input = inputs[i];
+    if (input.name.empty()) throw parameter_error(field + ".name", field + ".name is empty");
+    if (!seen.insert(input.name).second)
+      throw parameter_error(field + ".name",
+                            fmt::format("{}.name = '{}': used twice", field, input.name));
+    std::set<std::string, std::less<>> keys;
+    for (const auto& [key, value] : input.attributes) {
+      const bool reserved = std::find(std::begin(reserved_input_keys),
+                                      std::end(reserved_input_keys),
+                                      key) != std::end(reserved_input_keys);
+      if (key.empty() || reserved || !keys.insert(key).second)
+        throw parameter_error(
+            field + ".attributes",
+            fmt::format("{}.attributes: key '{}' must be non-empty, unique and not one of "
+                        "names, units, roles, column_attributes",
+                        field, key));
+    }
+  }
+  seen.clear();
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto field = fmt::format("outputs[{}].name", i);
+    if (outputs[i].name.empty()) throw parameter_error(field, field + " is empty");
+    if (!seen.insert(outputs[i].name).second)
+      throw parameter_error(field, fmt::format("{} = '{}': used twice", field, outputs[i].name));
+  }
+  seen.clear();
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    const auto field = fmt::format("curves[{}]", i);
+    const auto& curve = curves[i];
+    if (curve.name.empty() || curve.name == "." || curve.name.find('/') != std::string::npos)
+      throw parameter_error(field + ".name", fmt::format("{}.name = '{}': must be non-empty, "
+                                                         "not '.' and without '/'",
+                                                         field, curve.name));
+    if (!seen.insert(curve.name).second)
+      throw parameter_error(field + ".name",
+                            fmt::format("{}.name = '{}': used twice", field, curve.name));
+    require(curve.points >= 1, field + ".points", static_cast<double>(curve.points), "", ">= 1");
+    if (!curve.abscissa.empty() && curve.abscissa.size() != curve.points)
+      throw parameter_error(field + ".abscissa",
+                            fmt::format("{}.abscissa has {} values for {} points", field,
+                                        curve.abscissa.size(), curve.points));
+  }
+  require(metadata.samples >= 1, "metadata.samples", static_cast<double>(metadata.samples), "",
+          ">= 1");
+  require(metadata.threads >= 1, "metadata.threads", static_cast<double>(metadata.threads), "",
+          ">= 1");
+}
+
+void ensemble_options::validate() const {
+  require(deflate_level >= 0 && deflate_level <= 9, "deflate_level", deflate_level, "",
+          "an integer in 0..9");
+  require(message_width >= 1, "message_width", static_cast<double>(message_width), "bytes",
+          ">= 1");
+}
+
+ensemble_block make_block(const ensemble_schema& schema, std::size_t first, std::size_t size) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto rows = static_cast<Eigen::Index>(size);
+  ensemble_block block;
+  block.first = first;
+  block.inputs = sample_matrix::Zero(rows, static_cast<Eigen::Index>(schema.inputs.size()));
+  block.outputs =
+      sample_matrix::Constant(rows, static_cast<Eigen::Index>(schema.outputs.size()), nan);
+  for (const auto& curve : schema.curves)
+    block.curves.push_back(
+        sample_matrix::Constant(rows, static_cast<Eigen::Index>(curve.points), nan));
+  block.status.assign(size, static_cast<std::int32_t>(sample_status::not_run));
+  block.messages.assign(size, "");
+  return block;
+}
+
+// ---- layout: writing and reading the schema ----
+
+namespace {
+
+std::vector<std::string> input_names(const ensemble_schema& s) {
+  std::vector<std::string> v;
+  for (const auto& i : s.inputs) v.push_back(i.name);
+  return v;
+}
+std::vector<std::string> input_units(const ensemble_schema& s) {
+  std::vector<std::string> v;
+  for (const auto& i : s.inputs) v.push_back(i.unit);
+  return v;
+}
+std::vector<std::string> input_roles(const ensemble_schema& s) {
+  std::vector<std::string> v;
+  for (const auto& i : s.inputs) v.emplace_back(to_string(i.role));
+  return v;
+}
+std::vector<std::string> output_names(const ensemble_schema& s) {
+  std::vector<std::string> v;
+  for (const auto& o : s.outputs) v.push_back(o.name);
+  return v;
+}
+std::vector<std::string> output_units(const ensemble_schema& s) {
+  std::vector<std::string> v;
+  for (const auto& o : s.outputs) v.push_back(o.unit);
+  return v;
+}
+std::vector<std::string> curve_names(const ensemble_schema& s) {
+  std::vector<std::string> v;
+  for (const auto& c : s.curves) v.push_back(c.name);
+  return v;
+}
+
+// Keys of the inputs' extra attributes, in order of first appearance.
+std::vector<std::string> column_attribute_keys(const ensemble_schema& s) {
+  std::vector<std::string> keys;
+  for (const auto& input : s.inputs)
+    for (const auto& [key, value] : input.attributes)
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  return keys;
+}
+
+void write_metadata(hdf5::group&& g, const ensemble_metadata& m) {
+  g.set_attribute("study_path", m.study_path);
+  g.set_attribute("contactuq_version", m.contactuq_version);
+  g.set_attribute("git_commit", m.git_commit);
+  g.set_attribute("seed", m.seed);
+  g.set_attribute("design", m.design);
+  g.set_attribute("samples", static_cast<std::uint64_t>(m.samples));
+  g.set_attribute("start_time", m.start_time);
+  g.set_attribute("end_time", m.end_time);
+  g.set_attribute("host", m.host);
+  g.set_attribute("threads", static_cast<std::uint64_t>(m.threads));
+  g.set_attribute("resume_log", std::vector<std::string>{});
+}
+
+ensemble_metadata read_metadata(const hdf5::file& f) {
+  const auto g = f.open_group("metadata");
+  ensemble_metadata m;
+  m.study_text = f.open_dataset("study").read_text();
+  m.study_path = g.string_attribute("study_path");
+  m.contactuq_version = g.string_attribute("contactuq_version");
+  m.git_commit = g.string_attribute("git_commit");
+  m.seed = g.numeric_attribute<std::uint64_t>("seed");
+  m.design = g.string_attribute("design");
+  m.samples = g.numeric_attribute<std::uint64_t>("samples");
+  m.start_time = g.string_attribute("start_time");
+  m.end_time = g.string_attribute("end_time");
+  m.host = g.string_attribute("host");
+  m.threads = g.numeric_attribute<std::uint64_t>("threads");
+  return m;
+}
+
+// Strings attribute `name` of `object`, which must hold `count` values.
+std::vector<std::string> column_strings(const hdf5::node& object, std::string_view name,
+                                        std::size_t count) {
+  auto values = object.strings_attribute(name);
+  if (values.size() != count)
+    throw ensemble_error(fmt::format("{}:{}: attribute '{}' has {} values for {} columns",
+                                     object.file_name(), object.path(), name, values.size(),
+                                     count));
+  return values;
+}
+
+void check_format(const hdf5::file& f) {
+  if (!f.has_attribute("format") || f.string_attribute("format") != format_name)
+    throw ensemble_error(
+        fmt::format("{}: not a contactuq ensemble (no format = \"{}\")", f.file_name(), format_name));
+  const auto version = f.numeric_attribute<std::int64_t>("format_version");
+  if (version != format_version)
+    throw ensemble_error(fmt::format("{}: ensemble format version {}, this contactuq reads {}",
+                                     f.file_name(), version, format_version));
+}
+
+ensemble_schema read_schema(const hdf5::file& f) {
+  check_format(f);
+  ensemble_schema s;
+  s.metadata = read_metadata(f);
+
+  const auto inputs = f.open_dataset("inputs");
+  const std::size_t d = inputs.shape().at(1);
+  const auto names = column_strings(inputs, "names", d);
+  const auto units = column_strings(inputs, "units", d);
+  const auto roles = column_strings(inputs, "roles", d);
+  const auto keys = inputs.strings_attribute("column_attributes");
+  std::vector<std::vector<std::string>> columns;
+  for (const auto& key : keys) columns.push_back(column_strings(inputs, key, d));
+  for (std::size_t j = 0; j < d; ++j) {
+    ensemble_input input{names[j], units[j], parse_input_role(roles[j]), {}};
+    for (std::size_t k = 0; k < keys.size(); ++k)
+      if (!columns[k][j].empty()) input.attributes.emplace_back(keys[k], columns[k][j]);
+    s.inputs.push_back(std::move(input));
+  }
+
+  const auto outputs = f.open_dataset("outputs");
+  const std::size_t m = outputs.shape().at(1);
+  const auto out_names = column_strings(outputs, "names", m);
+  const auto out_units = column_strings(outputs, "units", m);
+  for (std::size_t j = 0; j < m; ++j) s.outputs.push_back({out_names[j], out_units[j]});
+
+  const auto curves = f.open_group("curves");
+  for (const auto& name : curves.strings_attribute("names")) {
+    const auto c = curves.open_dataset(name);
+    ensemble_curve curve;
+    curve.name = name;
+    curve.points = c.shape().at(1);
+    curve.abscissa_name = c.string_attribute("abscissa_name");
+    curve.abscissa_unit = c.string_attribute("abscissa_unit");
+    curve.ordinate_unit = c.string_attribute("ordinate_unit");
+    if (c.has_attribute("abscissa")) curve.abscissa = c.doubles_attribute("abscissa");
+    s.curves.push_back(std::move(curve));
+  }
+  return s;
+}
+
+// The datasets that grow by one row per sample; status last, written last.
+struct row_datasets {
+  hdf5::dataset inputs;
+  hdf5::dataset outputs;
+  std::vector<hdf5::dataset> curves;
+  hdf5::dataset messages;
+  hdf5::dataset status;
+
+  static row_datasets open(const hdf5::file& f, const ensemble_schema& s) {
+    const auto curve_group = f.open_group("curves");
+    std::vector<hdf5::dataset> curves;
+    for (const auto& c : s.curves) curves.push_back(curve_group.open_dataset(c.name));
+    return {f.open_dataset("inputs"), f.open_dataset("outputs"), std::move(curves),
+            f.open_dataset("messages"), f.open_dataset("status")};
+  }
+
+  template <class F>
+  void for_each(F&& f) {
+    f(inputs);
+    f(outputs);
+    for (auto& c : curves) f(c);
+    f(messages);
+    f(status);
+  }
+
+  // Leading samples whose rows are all on disk. A block's status is written after its other
+  // rows were flushed, so a sample is complete when every dataset reaches it and its status
+  // is no longer the fill value status_not_written.
+  std::size_t complete_rows() {
+    std::size_t rows = std::numeric_limits<std::size_t>::max();
+    for_each([&](hdf5::dataset& d) { rows = std::min(rows, d.rows()); });
+    const auto codes = status.read_int32s(0, rows);
+    const auto unwritten = std::find_if(codes.begin(), codes.end(),
+                                        [](std::int32_t c) { return c == status_not_written; });
+    return static_cast<std::size_t>(unwritten - codes.begin());
+  }
+};
+
+std::string first_difference(const std::string& stored, const std::string& given) {
+  std::size_t line = 1, a = 0, b = 0;
+  while (true) {
+    const std::size_t ea = std::min(stored.find('\n', a), stored.size());
+    const std::size_t eb = std::min(given.find('\n', b), given.size());
+    const std::string_view la(stored.data() + a, ea - a), lb(given.data() + b, eb - b);
+    if (la != lb)
+      return fmt::format("line {}: the file has \"{}\", the study \"{}\"", line, la, lb);
+    if ((ea == stored.size()) != (eb == given.size()))
+      return fmt::format("line {}: {} ends there", line, ea == stored.size() ? "the file's" : "the study");
+    if (ea == stored.size()) return "";
+    a = ea + 1;
+    b = eb + 1;
+    ++line;
+  }
+}
+
+// Throws ensemble_error unless `given` describes the same study as what `path` holds.
+void check_same_study(const std::filesystem::path& path, const ensemble_schema& stored,
+                      const ensemble_schema& given) {
+  const auto where = fmt::format("cannot resume {}", path.string());
+  if (stored.metadata.study_text != given.metadata.study_text)
+    throw ensemble_error(fmt::format(
+        "{}: it was written for a different study ({}); run without resuming to start over",
+        where, first_difference(stored.metadata.study_text, given.metadata.study_text)));
+  const auto differ = [&](const char* what, const auto& a, const auto& b) {
+    if (a != b)
+      throw ensemble_error(fmt::format("{}: its {} are [{}] but the study gives [{}]", where, what,
+                                       fmt::join(a, ", "), fmt::join(b, ", ")));
+  };
+  differ("inputs", input_names(stored), input_names(given));
+  differ("input units", input_units(stored), input_units(given));
+  differ("input roles", input_roles(stored), input_roles(given));
+  differ("outputs", output_names(stored), output_names(given));
+  differ("output units", output_units(stored), output_units(given));
+  differ("curves", curve_names(stored), curve_names(given));
+  for (std::size_t k = 0; k < stored.curves.size(); ++k) {
+    const auto& a = stored.curves[k];
+    const auto& b = given.curves[k];
+    if (a.points != b.points || a.abscissa_unit != b.abscissa_unit ||
+        a.ordinate_unit != b.ordinate_unit || a.abscissa != b.abscissa)
+      throw ensemble_error(
+          fmt::format("{}: curve '{}' has other points or units than the study's", where, a.name));
+  }
+  if (stored.metadata.samples != given.metadata.samples)
+    throw ensemble_error(fmt::format("{}: it holds {} samples, the study asks for {}", where,
+                                     stored.metadata.samples, given.metadata.samples));
+}
+
+// An exclusive lock on the ensemble file for as long as a writer has it open, so that a second
+// run cannot resume (and clear the marks of) a file another process is writing. An open file
+// description lock: not shared with the HDF5 library's own flock() and not dropped when HDF5
+// closes its descriptor.
+class file_lock {
+ public:
+  file_lock() = default;
+  file_lock(const std::filesystem::path& path, bool create) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+    if (fd_ < 0)
+      throw ensemble_error(fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
+#ifdef F_OFD_SETLK
+    struct flock request {};
+    request.l_type = F_WRLCK;
+    request.l_whence = SEEK_SET;
+    if (::fcntl(fd_, F_OFD_SETLK, &request) < 0) {
+      const int code = errno;
+      ::close(fd_);
+      fd_ = -1;
+      if (code == EAGAIN || code == EACCES)
+        throw ensemble_error(
+            fmt::format("{} is being written by another process", path.string()));
+      throw ensemble_error(fmt::format("cannot lock {}: {}", path.string(), std::strerror(code)));
+    }
+#endif
+  }
+  file_lock(file_lock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  file_lock& operator=(file_lock&& other) noexcept {
+    if (this != &other) {
+      release();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  ~file_lock() { release(); }
+  void release() noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+// ---- writer ----
+
+struct ensemble_writer::impl {
+  std::filesystem::path path;
+  ensemble_schema schema;
+  file_lock lock;  // declared before the file: released after it closes
+  std::optional<hdf5::file> file;
+  std::optional<row_datasets> rows;
+  std::size_t completed = 0;
+
+  void require_open() const {
+    if (!file) throw std::logic_error(fmt::format("{}: the writer is closed", path.string()));
+  }
+};
+
+ensemble_writer::ensemble_writer(std::unique_ptr<impl> state) : impl_(std::move(state)) {}
+ensemble_writer::ensemble_writer(ensemble_writer&&) noexcept = default;
+ensemble_writer& ensemble_writer::operator=(ensemble_writer&&) noexcept = default;
+ensemble_writer::~ensemble_writer() = default;
+
+const ensemble_schema& ensemble_writer::schema() const noexcept { return impl_->schema; }
+const std::filesystem::path& ensemble_writer::path() const noexcept { return impl_->path; }
+std::size_t ensemble_writer::samples() const noexcept { return impl_->schema.metadata.samples; }
+std::size_t ensemble_writer::completed() const noexcept { return impl_->completed; }
+
+namespace {
+
+// Writes the empty ensemble of `schema` to a new file at `path`: attributes, /study,
+// /metadata and every dataset with 0 rows.
+void write_empty_ensemble(const std::filesystem::path& path, const ensemble_schema& s,
+                          const ensemble_options& options) {
+  hdf5::file f(path, hdf5::file_mode::create);
+  f.set_attribute("format", format_name);
+  f.set_attribute("format_version", format_version);
+  f.write_text("study", s.metadata.study_text);
+  write_metadata(f.create_group("metadata"), s.metadata);
+
+  const auto matrix = [&](hdf5::group& g, const std::string& name, std::size_t columns) {
+    return g.create_appendable(name, {.type = hdf5::element::float64,
+                                      .columns = columns,
+                                      .chunk_rows = options.chunk_rows,
+                                      .deflate_level = options.deflate_level});
+  };
+  auto inputs = matrix(f, "inputs", s.inputs.size());
+  inputs.set_attribute("names", input_names(s));
+  inputs.set_attribute("units", input_units(s));
+  inputs.set_attribute("roles", input_roles(s));
+  const auto keys = column_attribute_keys(s);
+  inputs.set_attribute("column_attributes", keys);
+  for (const auto& key : keys) {
+    std::vector<std::string> values;
+    for (const auto& input : s.inputs) {
+      const auto it = std::find_if(input.attributes.begin(), input.attributes.end(),
+                                   [&](const auto& kv) { return kv.first == key; });
+      values.push_back(it != input.attributes.end() ? it->second : "");
+    }
+    inputs.set_attribute(key, values);
+  }
+
+  auto outputs = matrix(f, "outputs", s.outputs.size());
+  outputs.set_attribute("names", output_names(s));
+  outputs.set_attribute("units", output_units(s));
+
+  auto curves = f.create_group("curves");
+  curves.set_attribute("names", curve_names(s));
+  for (const auto& c : s.curves) {
+    auto d = matrix(curves, c.name, c.points);
+    d.set_attribute("abscissa_name", c.abscissa_name);
+    d.set_attribute("abscissa_unit", c.abscissa_unit);
+    d.set_attribute("ordinate_unit", c.ordinate_unit);
+    if (!c.abscissa.empty()) d.set_attribute("abscissa", std::span<const double>(c.abscissa));
+  }
+
+  f.create_appendable("messages", {.type = hdf5::element::text,
+                                   .columns = std::nullopt,
+                                   .chunk_rows = options.chunk_rows,
+                                   .deflate_level = options.deflate_level,
+                                   .text_width = options.message_width});
+  f.create_appendable("status", {.type = hdf5::element::int32,
+                                 .columns = std::nullopt,
+                                 .chunk_rows = options.chunk_rows,
+                                 .deflate_level = options.deflate_level,
+                                 .integer_fill = status_not_written})
+      .set_attribute("codes", sample_status_names());
+}
+
+}  // namespace
+
+// Opens the ensemble at state->path (locked by state->lock) to go on writing it: checks it
+// holds the study of `schema`, drops rows after the complete samples, turns SWMR writing on.
+ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensemble_schema& schema,
+                                      bool resuming) {
+  const auto& path = state->path;
+  // The lock proves no other process writes the file, so the marks a killed SWMR writer left
+  // in it may be cleared.
+  auto& f = state->file.emplace(path, hdf5::file_mode::read_write,
+                                hdf5::file_options{.recover = resuming});
+  const ensemble_schema stored = read_schema(f);
+  check_same_study(path, stored, schema);
+  state->schema = schema;
+  state->schema.metadata = stored.metadata;  // the first run's times, host and threads
+
+  auto rows = row_datasets::open(f, stored);
+  const std::size_t complete = rows.complete_rows();
+  rows.for_each([&](hdf5::dataset& d) {
+    if (d.rows() != complete) d.resize_rows(complete);
+  });
+  state->completed = complete;
+
+  if (resuming) {
+    auto metadata = f.open_group("metadata");
+    auto log = metadata.strings_attribute("resume_log");
+    const auto& now = schema.metadata;
+    log.push_back(fmt::format(
+        "{}: resumed at sample {} of {} on {} with {} threads, contactuq {}{}",
+        now.start_time.empty() ? iso8601_now() : now.start_time, complete,
+        stored.metadata.samples, now.host, now.threads,
+        now.contactuq_version.empty() ? CONTACTUQ_VERSION : now.contactuq_version,
+        now.git_commit.empty() ? "" : " (" + now.git_commit + ")"));
+    metadata.set_attribute("resume_log", log);
+  }
+  f.flush();
+  // A complete file may have been converted for old readers; nothing is left to write to it.
+  if (complete < stored.metadata.samples) f.start_swmr_write();
+  state->rows = std::move(rows);
+  return ensemble_writer(std::move(state));
+}
+
+ensemble_writer ensemble_writer::create(const std::filesystem::path& path,
+                                        const ensemble_schema& schema,
+                                        const ensemble_options& options) {
+  schema.validate();
+  options.validate();
+  auto s = schema;
+  if (s.metadata.contactuq_version.empty()) s.metadata.contactuq_version = CONTACTUQ_VERSION;
+  s.metadata.end_time.clear();
+
+  // Built under a temporary name and renamed into place once complete, so that a crash
+  // during creation never leaves a damaged file at `path` (a resume then finds either no file
+  // or an empty ensemble). Another process writing either name makes this fail.
+  std::optional<file_lock> previous;
+  if (std::filesystem::exists(path)) previous.emplace(path, false);
+  auto temporary = path;
+  temporary += ".new";
+  auto state = std::make_unique<impl>();
+  state->path = path;
+  state->lock = file_lock(temporary, true);
+  write_empty_ensemble(temporary, s, options);
+  std::filesystem::rename(temporary, path);
+  return open(std::move(state), s, false);
+}
+
+ensemble_writer ensemble_writer::resume(const std::filesystem::path& path,
+                                        const ensemble_schema& schema,
+                                        const ensemble_options& options) {
+  schema.validate();
+  options.validate();
+  if (!std::filesystem::exists(path))
+    throw ensemble_error(fmt::format("cannot resume {}: no such file", path.string()));
+  auto state = std::make_unique<impl>();
+  state->path = path;
+  state->lock = file_lock(path, false);
+  return open(std::move(state), schema, true);
+}
+
+void ensemble_writer::append(const ensemble_block& block) {
+  impl_->require_open();
+  const auto& s = impl_->schema;
+  const std::size_t n = block.size();
+  const auto bad = [&](const std::string& what) {
+    throw std::invalid_argument(
+        fmt::format("{}: block of samples [{}, {}): {}", impl_->path.string(), block.first,
+                    block.first + n, what));
+  };
+  if (block.first != impl_->completed)
+    bad(fmt::format("the next sample to write is {}", impl_->completed));
+  if (n == 0) bad("no samples");
+  if (block.first + n > s.metadata.samples)
+    bad(fmt::format("the study has {} samples", s.metadata.samples));
+  const auto shaped = [&](const sample_matrix& m, std::size_t columns) {
+    return static_cast<std::size_t>(m.rows()) == n && static_cast<std::size_t>(m.cols()) == columns;
+  };
+  if (!shaped(block.inputs, s.inputs.size()))
+    bad(fmt::format("inputs are {} x {}, expected {} x {}", block.inputs.rows(),
+                    block.inputs.cols(), n, s.inputs.size()));
+  if (!shaped(block.outputs, s.outputs.size()))
+    bad(fmt::format("outputs are {} x {}, expected {} x {}", block.outputs.rows(),
+                    block.outputs.cols(), n, s.outputs.size()));
+  if (block.curves.size() != s.curves.size())
+    bad(fmt::format("{} curves, expected {}", block.curves.size(), s.curves.size()));
+  for (std::size_t k = 0; k < s.curves.size(); ++k)
+    if (!shaped(block.curves[k], s.curves[k].points))
+      bad(fmt::format("curve '{}' is {} x {}, expected {} x {}", s.curves[k].name,
+                      block.curves[k].rows(), block.curves[k].cols(), n, s.curves[k].points));
+  if (block.messages.size() != n) bad(fmt::format("{} messages", block.messages.size()));
+
+  const auto values = [](const sample_matrix& m) {
+    return std::span<const double>(m.data(), static_cast<std::size_t>(m.size()));
+  };
+  const std::size_t end = block.first + n;
+  auto& rows = *impl_->rows;
+  // Every row but the status first, flushed; then the status, which marks the samples
+  // complete (row_datasets::complete_rows), then the whole file.
+  rows.inputs.resize_rows(end);
+  rows.inputs.write_rows(block.first, values(block.inputs));
+  rows.outputs.resize_rows(end);
+  rows.outputs.write_rows(block.first, values(block.outputs));
+  for (std::size_t k = 0; k < rows.curves.size(); ++k) {
+    rows.curves[k].resize_rows(end);
+    rows.curves[k].write_rows(block.first, values(block.curves[k]));
+  }
+  rows.messages.resize_rows(end);
+  rows.messages.write_rows(block.first, block.messages);
+  rows.inputs.flush();
+  rows.outputs.flush();
+  for (auto& c : rows.curves) c.flush();
+  rows.messages.flush();
+  rows.status.resize_rows(end);
+  rows.status.write_rows(block.first, std::span<const std::int32_t>(block.status));
+  rows.status.flush();
+  impl_->file->flush();
+  impl_->completed = end;
+}
+
+void ensemble_writer::finish(std::string_view end_time) {
+  impl_->require_open();
+  impl_->rows.reset();
+  impl_->file->close();
+  impl_->file.reset();
+  // Attributes cannot change under SWMR writing: reopen the now cleanly closed file plainly.
+  hdf5::file f(impl_->path, hdf5::file_mode::read_write);
+  f.open_group("metadata").set_attribute("end_time", end_time);
+  impl_->schema.metadata.end_time = std::string(end_time);
+  if (impl_->completed == impl_->schema.metadata.samples) f.convert_for_old_readers();
+  f.close();
+  impl_->lock.release();
+}
+
+// ---- reader ----
+
+namespace {
+
+hdf5::file open_for_reading(const std::filesystem::path& path) {
+  try {
+    return hdf5::file(path, hdf5::file_mode::read_only, {.latest_format = false});
+  } catch (const hdf5::error& plain) {
+    // A file whose SWMR writer still runs or was killed opens only as a SWMR reader.
+    try {
+      return hdf5::file(path, hdf5::file_mode::read_only,
+                        {.latest_format = false, .swmr_read = true});
+    } catch (const hdf5::error&) {
+      // Killed between opening the file for writing and starting SWMR writing: only a
+      // writer may clear the mark that leaves.
+      if (std::string_view(plain.what()).find("already open for write") != std::string::npos)
+        throw ensemble_error(fmt::format(
+            "{}: its writer was interrupted while opening it; resuming the run repairs it "
+            "(HDF5: {})",
+            path.string(), plain.what()));
+      throw plain;
+    }
+  }
+}
+
+sample_matrix read_matrix(const hdf5::dataset& d, std::size_t rows) {
+  const std::size_t columns = d.shape().at(1);
+  sample_matrix m(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(columns));
+  const auto values = d.read_doubles(0, rows);
+  std::copy(values.begin(), values.end(), m.data());
+  return m;
+}
+
+std::size_t index_of(const std::vector<std::string>& names, std::string_view name,
+                     const char* what) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end())
+    throw std::out_of_range(fmt::format("no {} '{}'; the {}s are: {}", what, name, what,
+                                        fmt::join(names, ", ")));
+  return static_cast<std::size_t>(it - names.begin());
+}
+
+}  // namespace
+
+ensemble read_ensemble(const std::filesystem::path& path) {
+  const hdf5::file f = open_for_reading(path);
+  ensemble e;
+  e.schema = read_schema(f);
+  auto rows = row_datasets::open(f, e.schema);
+  e.rows = rows.complete_rows();
+  e.inputs = read_matrix(rows.inputs, e.rows);
+  e.outputs = read_matrix(rows.outputs, e.rows);
+  for (const auto& c : rows.curves) e.curves.push_back(read_matrix(c, e.rows));
+  e.status = rows.status.read_int32s(0, e.rows);
+  e.messages = rows.messages.read_texts(0, e.rows);
+  e.resume_log = f.open_group("metadata").strings_attribute("resume_log");
+  return e;
+}
+
+std::size_t ensemble::input_index(std::string_view name) const {
+  return index_of(input_names(schema), name, "input");
+}
+std::size_t ensemble::output_index(std::string_view name) const {
+  return index_of(output_names(schema), name, "output");
+}
+std::size_t ensemble::curve_index(std::string_view name) const {
+  return index_of(curve_names(schema), name, "curve");
+}
+
+std::string iso8601_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+}  // namespace contactuq::io

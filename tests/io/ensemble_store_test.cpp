@@ -1,0 +1,614 @@
+#include "contactuq/io/ensemble_store.hpp"
+
+#include <catch2/catch.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "contactuq/error.hpp"
+#include "contactuq/io/hdf5.hpp"
+#include "io/scratch_dir.hpp"
+
+using namespace contactuq::io;
+using contactuq::testing::scratch_dir;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// The test ensemble. Its values follow formulas that tests/io/read_with_h5py_test.py repeats:
+//   input(i, j)    = i + 0.125 (j + 1)
+//   status(i)      = failed if i % 7 == 3, else not_run if i % 13 == 12, else ok
+//   output(i, k)   = 10 i + k + 0.25              (NaN unless ok)
+//   curve(c, i, p) = 1000 c + i + p / 64           (NaN unless ok)
+//   message(i)     = "sample <i>: friction lock, μ too large" if failed,
+//                    "not run: the study aborted"             if not_run, else ""
+constexpr std::uint64_t test_seed = 18446744073709551557ull;  // > 2^63
+const std::string test_study =
+    "# receptacle–pin quickstart\n[study]\nmodel = \"receptacle_pin\"\nsamples = 60\n"
+    "[inputs.mu]\ndistribution = \"normal(0.2, 0.02)\"\n";
+
+ensemble_schema test_schema(std::size_t samples = 60) {
+  ensemble_schema s;
+  s.inputs = {
+      {"mu", "", input_role::aleatoric, {{"distribution", "normal(mean=0.2, sd=0.02)"}}},
+      {"theta0",
+       "rad",
+       input_role::aleatoric,
+       {{"distribution", "uniform(0.01, 0.03)"}, {"note", "initial angle – gap"}}},
+      {"contact_law", "", input_role::epistemic, {{"distribution", "choices(hertz, flores)"}}},
+      {"d0", "m", input_role::fixed, {}},
+      {"width", "m", input_role::design, {{"bounds", "[0.001, 0.002]"}}},
+  };
+  s.outputs = {{"peak_force", "N"}, {"peak_rotation", "rad"}, {"insertion_energy", "J"}};
+  ensemble_curve force{"insertion_force", 40, "pin displacement", "m", "N", {}};
+  for (std::size_t p = 0; p < force.points; ++p) force.abscissa.push_back(1e-4 * static_cast<double>(p));
+  s.curves = {force, {"receptacle_rotation", 9, "step", "", "rad", {}}};
+  s.metadata.study_text = test_study;
+  s.metadata.study_path = "studies/quickstart.toml";
+  s.metadata.git_commit = "0123abc";
+  s.metadata.seed = test_seed;
+  s.metadata.design = "lhs";
+  s.metadata.samples = samples;
+  s.metadata.start_time = "2024-05-01T12:00:00Z";
+  s.metadata.host = "test-host";
+  s.metadata.threads = 2;
+  return s;
+}
+
+sample_status status_of(std::size_t i) {
+  if (i % 7 == 3) return sample_status::failed;
+  if (i % 13 == 12) return sample_status::not_run;
+  return sample_status::ok;
+}
+
+double nan() { return std::numeric_limits<double>::quiet_NaN(); }
+double input_value(std::size_t i, std::size_t j) { return static_cast<double>(i) + 0.125 * static_cast<double>(j + 1); }
+double output_value(std::size_t i, std::size_t k) {
+  return status_of(i) == sample_status::ok ? 10.0 * static_cast<double>(i) + static_cast<double>(k) + 0.25 : nan();
+}
+double curve_value(std::size_t c, std::size_t i, std::size_t p) {
+  return status_of(i) == sample_status::ok
+             ? 1000.0 * static_cast<double>(c) + static_cast<double>(i) + static_cast<double>(p) / 64
+             : nan();
+}
+std::string message_of(std::size_t i) {
+  switch (status_of(i)) {
+    case sample_status::failed: return "sample " + std::to_string(i) + ": friction lock, μ too large";
+    case sample_status::not_run: return "not run: the study aborted";
+    default: return "";
+  }
+}
+
+ensemble_block test_block(const ensemble_schema& s, std::size_t first, std::size_t size) {
+  auto block = make_block(s, first, size);
+  for (std::size_t r = 0; r < size; ++r) {
+    const std::size_t i = first + r;
+    const auto row = static_cast<Eigen::Index>(r);
+    for (std::size_t j = 0; j < s.inputs.size(); ++j)
+      block.inputs(row, static_cast<Eigen::Index>(j)) = input_value(i, j);
+    for (std::size_t k = 0; k < s.outputs.size(); ++k)
+      block.outputs(row, static_cast<Eigen::Index>(k)) = output_value(i, k);
+    for (std::size_t c = 0; c < s.curves.size(); ++c)
+      for (std::size_t p = 0; p < s.curves[c].points; ++p)
+        block.curves[c](row, static_cast<Eigen::Index>(p)) = curve_value(c, i, p);
+    block.status[r] = static_cast<std::int32_t>(status_of(i));
+    block.messages[r] = message_of(i);
+  }
+  return block;
+}
+
+// Appends samples [writer.completed(), end) in blocks of `block_size`.
+void write_samples(ensemble_writer& writer, std::size_t end, std::size_t block_size = 7) {
+  while (writer.completed() < end) {
+    const std::size_t first = writer.completed();
+    writer.append(test_block(writer.schema(), first, std::min(block_size, end - first)));
+  }
+}
+
+// The version in the project() line of the top-level CMakeLists.txt.
+std::string project_version() {
+  std::ifstream in(std::string(CONTACTUQ_SOURCE_DIR) + "/CMakeLists.txt");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string key = "project(contactuq VERSION ";
+  const auto at = text.find(key);
+  REQUIRE(at != std::string::npos);
+  const auto begin = at + key.size();
+  return text.substr(begin, text.find_first_of(" )", begin) - begin);
+}
+
+bool same_value(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+// Checks every value of `e` against the formulas above.
+void check_values(const ensemble& e, std::size_t rows) {
+  REQUIRE(e.rows == rows);
+  const auto& s = e.schema;
+  REQUIRE(e.inputs.rows() == static_cast<Eigen::Index>(rows));
+  REQUIRE(e.inputs.cols() == static_cast<Eigen::Index>(s.inputs.size()));
+  REQUIRE(e.outputs.rows() == static_cast<Eigen::Index>(rows));
+  REQUIRE(e.outputs.cols() == static_cast<Eigen::Index>(s.outputs.size()));
+  REQUIRE(e.curves.size() == s.curves.size());
+  REQUIRE(e.status.size() == rows);
+  REQUIRE(e.messages.size() == rows);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    const auto r = static_cast<Eigen::Index>(i);
+    for (std::size_t j = 0; j < s.inputs.size(); ++j)
+      wrong += e.inputs(r, static_cast<Eigen::Index>(j)) != input_value(i, j);
+    for (std::size_t k = 0; k < s.outputs.size(); ++k)
+      wrong += !same_value(e.outputs(r, static_cast<Eigen::Index>(k)), output_value(i, k));
+    for (std::size_t c = 0; c < s.curves.size(); ++c) {
+      REQUIRE(e.curves[c].rows() == static_cast<Eigen::Index>(rows));
+      REQUIRE(e.curves[c].cols() == static_cast<Eigen::Index>(s.curves[c].points));
+      for (std::size_t p = 0; p < s.curves[c].points; ++p)
+        wrong += !same_value(e.curves[c](r, static_cast<Eigen::Index>(p)), curve_value(c, i, p));
+    }
+    wrong += e.status[i] != static_cast<std::int32_t>(status_of(i));
+    wrong += e.messages[i] != message_of(i);
+  }
+  CHECK(wrong == 0);
+}
+
+// Bit-for-bit equality of two ensembles' datasets (NaN payloads included).
+bool same_bits(const sample_matrix& a, const sample_matrix& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+}
+void check_identical(const ensemble& a, const ensemble& b) {
+  REQUIRE(a.rows == b.rows);
+  CHECK(same_bits(a.inputs, b.inputs));
+  CHECK(same_bits(a.outputs, b.outputs));
+  REQUIRE(a.curves.size() == b.curves.size());
+  for (std::size_t c = 0; c < a.curves.size(); ++c) CHECK(same_bits(a.curves[c], b.curves[c]));
+  CHECK(a.status == b.status);
+  CHECK(a.messages == b.messages);
+}
+
+std::filesystem::path write_uninterrupted(const scratch_dir& dir, std::size_t samples = 60) {
+  const auto path = dir / "reference.h5";
+  auto writer = ensemble_writer::create(path, test_schema(samples));
+  write_samples(writer, samples);
+  writer.finish("2024-05-01T12:05:00Z");
+  return path;
+}
+
+// Version byte of the HDF5 superblock (byte 8, after the signature): 3 for files written in
+// the SWMR-capable 1.10 format, 2 or less for files HDF5 1.8 reads.
+int superblock_version(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[9] = {};
+  in.read(head, sizeof head);
+  REQUIRE(std::string(head, 8) == "\x89HDF\r\n\x1a\n");
+  return head[8];
+}
+
+// Runs `body` in a child process and waits for it; returns the wait status.
+template <class Body>
+int in_child(Body body) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      body();
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return status;
+}
+
+bool killed(int wait_status) { return WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGKILL; }
+
+}  // namespace
+
+TEST_CASE("an ensemble written in blocks reads back with its schema and metadata", "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "ensemble.h5";
+  const auto schema = test_schema();
+  {
+    auto writer = ensemble_writer::create(path, schema, {.chunk_rows = 16});
+    CHECK(writer.completed() == 0);
+    CHECK(writer.samples() == 60);
+    write_samples(writer, 60);  // 8 blocks of 7 and one of 4
+    CHECK(writer.completed() == 60);
+    writer.finish("2024-05-01T12:05:00Z");
+  }
+  const auto e = read_ensemble(path);
+  check_values(e, 60);
+
+  const auto& s = e.schema;
+  REQUIRE(s.inputs.size() == schema.inputs.size());
+  for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+    CHECK(s.inputs[j].name == schema.inputs[j].name);
+    CHECK(s.inputs[j].unit == schema.inputs[j].unit);
+    CHECK(s.inputs[j].role == schema.inputs[j].role);
+    CHECK(s.inputs[j].attributes == schema.inputs[j].attributes);
+  }
+  REQUIRE(s.outputs.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    CHECK(s.outputs[k].name == schema.outputs[k].name);
+    CHECK(s.outputs[k].unit == schema.outputs[k].unit);
+  }
+  REQUIRE(s.curves.size() == 2);
+  for (std::size_t c = 0; c < 2; ++c) {
+    CHECK(s.curves[c].name == schema.curves[c].name);
+    CHECK(s.curves[c].points == schema.curves[c].points);
+    CHECK(s.curves[c].abscissa_name == schema.curves[c].abscissa_name);
+    CHECK(s.curves[c].abscissa_unit == schema.curves[c].abscissa_unit);
+    CHECK(s.curves[c].ordinate_unit == schema.curves[c].ordinate_unit);
+    CHECK(s.curves[c].abscissa == schema.curves[c].abscissa);
+  }
+  const auto& m = s.metadata;
+  CHECK(m.study_text == test_study);
+  CHECK(m.study_path == "studies/quickstart.toml");
+  CHECK(m.contactuq_version == project_version());
+  CHECK(m.git_commit == "0123abc");
+  CHECK(m.seed == test_seed);
+  CHECK(m.design == "lhs");
+  CHECK(m.samples == 60);
+  CHECK(m.start_time == "2024-05-01T12:00:00Z");
+  CHECK(m.end_time == "2024-05-01T12:05:00Z");
+  CHECK(m.host == "test-host");
+  CHECK(m.threads == 2);
+  CHECK(e.resume_log.empty());
+
+  CHECK(e.input_index("theta0") == 1);
+  CHECK(e.output_index("insertion_energy") == 2);
+  CHECK(e.curve_index("receptacle_rotation") == 1);
+  CHECK_THROWS_WITH(e.output_index("peak"), Contains("peak_force, peak_rotation"));
+}
+
+TEST_CASE("the layout is the documented one: chunked, compressed, named paths", "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "layout.h5";
+  auto writer = ensemble_writer::create(path, test_schema(), {.chunk_rows = 16});
+  write_samples(writer, 60);
+  writer.finish("2024-05-01T12:05:00Z");
+  // Read with the plain wrapper, the way docs/hdf5-schema.md describes the file.
+  using namespace contactuq::io::hdf5;
+  const file f(path, file_mode::read_only);
+  CHECK(f.string_attribute("format") == "contactuq-ensemble");
+  CHECK(f.numeric_attribute<std::int64_t>("format_version") == 1);
+  CHECK(f.open_dataset("study").read_text() == test_study);
+  CHECK(f.open_dataset("inputs").shape() == std::vector<std::size_t>{60, 5});
+  CHECK(f.open_dataset("inputs").chunk_shape() == std::vector<std::size_t>{16, 5});
+  CHECK(f.open_dataset("inputs").strings_attribute("roles") ==
+        std::vector<std::string>{"aleatoric", "aleatoric", "epistemic", "fixed", "design"});
+  CHECK(f.open_dataset("inputs").strings_attribute("column_attributes") ==
+        std::vector<std::string>{"distribution", "note", "bounds"});
+  CHECK(f.open_dataset("inputs").strings_attribute("bounds") ==
+        std::vector<std::string>{"", "", "", "", "[0.001, 0.002]"});
+  CHECK(f.open_dataset("outputs").shape() == std::vector<std::size_t>{60, 3});
+  CHECK(f.open_group("curves").strings_attribute("names") ==
+        std::vector<std::string>{"insertion_force", "receptacle_rotation"});
+  CHECK(f.open_group("curves").open_dataset("insertion_force").shape() ==
+        std::vector<std::size_t>{60, 40});
+  CHECK(f.open_dataset("status").strings_attribute("codes") ==
+        std::vector<std::string>{"ok", "failed", "not_run"});
+  CHECK(f.open_dataset("messages").shape() == std::vector<std::size_t>{60});
+  CHECK_FALSE(f.open_dataset("messages").is_variable_text());
+  CHECK(f.open_group("metadata").numeric_attribute<std::uint64_t>("seed") == test_seed);
+}
+
+TEST_CASE("a study with no scalar outputs, no curves and one sample round-trips", "[io]") {
+  scratch_dir dir;
+  auto schema = test_schema(1);
+  schema.outputs.clear();
+  schema.curves.clear();
+  const auto path = dir / "bare.h5";
+  auto writer = ensemble_writer::create(path, schema);
+  write_samples(writer, 1);
+  writer.finish("2024-05-01T12:05:00Z");
+  const auto e = read_ensemble(path);
+  check_values(e, 1);
+  CHECK(e.outputs.cols() == 0);
+}
+
+TEST_CASE("appending continues across a clean close and reopening", "[io]") {
+  scratch_dir dir;
+  const auto reference = read_ensemble(write_uninterrupted(dir));
+  const auto path = dir / "reopened.h5";
+  {
+    auto writer = ensemble_writer::create(path, test_schema());
+    write_samples(writer, 21);
+  }  // closed without finish(): an interrupted run (Ctrl-C)
+  CHECK(read_ensemble(path).rows == 21);
+  CHECK(read_ensemble(path).schema.metadata.end_time.empty());
+  {
+    auto writer = ensemble_writer::resume(path, test_schema());
+    CHECK(writer.completed() == 21);
+    write_samples(writer, 40, 5);
+  }
+  auto writer = ensemble_writer::resume(path, test_schema());
+  CHECK(writer.completed() == 40);
+  write_samples(writer, 60, 11);
+  writer.finish("2024-05-01T13:00:00Z");
+
+  const auto e = read_ensemble(path);
+  check_values(e, 60);
+  check_identical(e, reference);
+  REQUIRE(e.resume_log.size() == 2);
+  CHECK_THAT(e.resume_log[0], Contains("resumed at sample 21 of 60"));
+  CHECK_THAT(e.resume_log[1], Contains("resumed at sample 40 of 60"));
+  CHECK(e.schema.metadata.start_time == "2024-05-01T12:00:00Z");  // the first run's
+  CHECK(e.schema.metadata.end_time == "2024-05-01T13:00:00Z");
+}
+
+TEST_CASE("a writer killed after a flushed block loses nothing; resume equals an uninterrupted run",
+          "[io]") {
+  scratch_dir dir;
+  const auto reference = read_ensemble(write_uninterrupted(dir));
+  const std::size_t blocks = GENERATE(1, 4, 8);
+  const auto path = dir / ("killed-" + std::to_string(blocks) + ".h5");
+  const int status = in_child([&] {
+    auto writer = ensemble_writer::create(path, test_schema());
+    write_samples(writer, 7 * blocks);
+    ::raise(SIGKILL);
+  });
+  REQUIRE(killed(status));
+
+  // The killed writer's file reads as it was after its last flush.
+  check_values(read_ensemble(path), 7 * blocks);
+  auto writer = ensemble_writer::resume(path, test_schema());
+  CHECK(writer.completed() == 7 * blocks);
+  write_samples(writer, 60);
+  writer.finish("2024-05-01T12:05:00Z");
+  const auto e = read_ensemble(path);
+  check_values(e, 60);
+  check_identical(e, reference);
+}
+
+TEST_CASE("a writer killed at an arbitrary moment resumes to the uninterrupted result", "[io]") {
+  scratch_dir dir;
+  constexpr std::size_t samples = 600, block = 5;
+  const auto reference = read_ensemble(write_uninterrupted(dir, samples));
+  const int reported = GENERATE(1, 9, 40);
+  const auto path = dir / ("killed-" + std::to_string(reported) + ".h5");
+
+  // The child reports each flushed block on a pipe and goes on writing; the parent kills it
+  // with SIGKILL as soon as it has `reported` reports, in the middle of whatever it does then.
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    try {
+      auto writer = ensemble_writer::create(path, test_schema(samples));
+      while (writer.completed() < samples) {
+        writer.append(test_block(writer.schema(), writer.completed(), block));
+        const char done = 1;
+        if (::write(pipe_fds[1], &done, 1) != 1) ::_exit(4);
+      }
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  for (int k = 0; k < reported; ++k) {
+    char done = 0;
+    REQUIRE(::read(pipe_fds[0], &done, 1) == 1);
+  }
+  ::kill(child, SIGKILL);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE((killed(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0)));
+
+  const auto partial = read_ensemble(path);
+  INFO("complete samples after the kill: " << partial.rows);
+  CHECK(partial.rows >= block * static_cast<std::size_t>(reported));  // every reported block
+  CHECK(partial.rows % block == 0);                                    // no half block
+  check_values(partial, partial.rows);
+  auto writer = ensemble_writer::resume(path, test_schema(samples));
+  CHECK(writer.completed() == partial.rows);
+  write_samples(writer, samples, 23);
+  writer.finish("2024-05-01T12:05:00Z");
+  const auto e = read_ensemble(path);
+  check_values(e, samples);
+  check_identical(e, reference);
+}
+
+TEST_CASE("rows written after the last complete sample are dropped on resume", "[io]") {
+  scratch_dir dir;
+  const auto reference = read_ensemble(write_uninterrupted(dir));
+  const auto path = dir / "partial.h5";
+  {
+    auto writer = ensemble_writer::create(path, test_schema());
+    write_samples(writer, 21);
+  }
+  {
+    // What a block in flight leaves: some datasets longer than others, junk values, and
+    // status rows that grew but were never written.
+    using namespace contactuq::io::hdf5;
+    file f(path, file_mode::read_write);
+    f.open_dataset("inputs").append_rows(std::vector<double>(5 * 5, -999.0));
+    f.open_dataset("outputs").append_rows(std::vector<double>(3 * 3, -999.0));
+    f.open_group("curves").open_dataset("insertion_force").append_rows(std::vector<double>(40, 1.0));
+    f.open_dataset("messages").append_rows(std::vector<std::string>(4, "junk"));
+    f.open_dataset("status").resize_rows(25);
+  }
+  CHECK(read_ensemble(path).rows == 21);
+  auto writer = ensemble_writer::resume(path, test_schema());
+  CHECK(writer.completed() == 21);
+  write_samples(writer, 60);
+  writer.finish("2024-05-01T12:05:00Z");
+  const auto e = read_ensemble(path);
+  check_values(e, 60);
+  check_identical(e, reference);
+}
+
+TEST_CASE("resuming with another study is refused with the first difference", "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "other.h5";
+  {
+    auto writer = ensemble_writer::create(path, test_schema());
+    write_samples(writer, 14);
+  }
+  auto changed = test_schema();
+  changed.metadata.study_text.replace(changed.metadata.study_text.find("60"), 2, "61");
+  CHECK_THROWS_MATCHES(ensemble_writer::resume(path, changed), ensemble_error,
+                       Catch::Matchers::Predicate<ensemble_error>(
+                           [](const ensemble_error& e) {
+                             const std::string what = e.what();
+                             return what.find("different study") != std::string::npos &&
+                                    what.find("line 4") != std::string::npos &&
+                                    what.find("samples = 61") != std::string::npos &&
+                                    what.find("other.h5") != std::string::npos;
+                           },
+                           "names the file, the study and line 4"));
+  auto renamed = test_schema();
+  renamed.inputs[1].name = "theta_0";
+  CHECK_THROWS_WITH(ensemble_writer::resume(path, renamed),
+                    Contains("inputs are [mu, theta0,") && Contains("[mu, theta_0,"));
+  auto truncated = test_schema();
+  truncated.metadata.study_text.pop_back();  // even a missing final newline is another study
+  CHECK_THROWS_AS(ensemble_writer::resume(path, truncated), ensemble_error);
+
+  // The refusals left the file as it was.
+  auto writer = ensemble_writer::resume(path, test_schema());
+  CHECK(writer.completed() == 14);
+}
+
+TEST_CASE("a file another process is writing cannot be resumed", "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "busy.h5";
+  int ready[2], done[2];
+  REQUIRE(::pipe(ready) == 0);
+  REQUIRE(::pipe(done) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      auto writer = ensemble_writer::create(path, test_schema());
+      write_samples(writer, 7);
+      const char c = 1;
+      if (::write(ready[1], &c, 1) != 1) ::_exit(4);
+      char d = 0;
+      if (::read(done[0], &d, 1) != 1) ::_exit(4);  // hold the file until told
+      write_samples(writer, 14);
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  CHECK_THROWS_WITH(ensemble_writer::resume(path, test_schema()),
+                    Contains("busy.h5") && Contains("being written by another process"));
+  CHECK(read_ensemble(path).rows == 7);  // reading while it is written is fine
+  REQUIRE(::write(done[1], &c, 1) == 1);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(ensemble_writer::resume(path, test_schema()).completed() == 14);
+}
+
+TEST_CASE("blocks out of order or of the wrong shape are refused", "[io]") {
+  scratch_dir dir;
+  auto writer = ensemble_writer::create(dir / "blocks.h5", test_schema());
+  const auto& s = writer.schema();
+  CHECK_THROWS_WITH(writer.append(test_block(s, 7, 7)), Contains("next sample to write is 0"));
+  CHECK_THROWS_AS(writer.append(test_block(s, 0, 0)), std::invalid_argument);
+  auto wide = test_block(s, 0, 7);
+  wide.outputs.conservativeResize(7, 4);
+  CHECK_THROWS_WITH(writer.append(wide), Contains("outputs are 7 x 4, expected 7 x 3"));
+  auto short_curve = test_block(s, 0, 7);
+  short_curve.curves[0].conservativeResize(7, 39);
+  CHECK_THROWS_WITH(writer.append(short_curve), Contains("insertion_force"));
+  auto few_messages = test_block(s, 0, 7);
+  few_messages.messages.pop_back();
+  CHECK_THROWS_AS(writer.append(few_messages), std::invalid_argument);
+  write_samples(writer, 56);
+  CHECK_THROWS_WITH(writer.append(test_block(s, 56, 5)), Contains("60 samples"));
+  CHECK(writer.completed() == 56);
+}
+
+TEST_CASE("schema errors name the field", "[io]") {
+  const auto field_of = [](const ensemble_schema& s) {
+    try {
+      s.validate();
+    } catch (const contactuq::parameter_error& e) {
+      return e.field();
+    }
+    return std::string("(valid)");
+  };
+  CHECK(field_of(test_schema()) == "(valid)");
+  auto s = test_schema();
+  s.inputs[3].name = "mu";
+  CHECK(field_of(s) == "inputs[3].name");
+  s = test_schema();
+  s.inputs[0].attributes.emplace_back("units", "m");
+  CHECK(field_of(s) == "inputs[0].attributes");
+  s = test_schema();
+  s.outputs[1].name.clear();
+  CHECK(field_of(s) == "outputs[1].name");
+  s = test_schema();
+  s.curves[1].name = "a/b";
+  CHECK(field_of(s) == "curves[1].name");
+  s = test_schema();
+  s.curves[0].abscissa.pop_back();
+  CHECK(field_of(s) == "curves[0].abscissa");
+  s = test_schema();
+  s.curves[1].points = 0;
+  CHECK(field_of(s) == "curves[1].points");
+  s = test_schema(0);
+  CHECK(field_of(s) == "metadata.samples");
+  CHECK_THROWS_AS(ensemble_options{.deflate_level = 10}.validate(), contactuq::parameter_error);
+  CHECK(parse_input_role("epistemic") == input_role::epistemic);
+  CHECK_THROWS_WITH(parse_input_role("random"), Contains("fixed, design, aleatoric or epistemic"));
+}
+
+TEST_CASE("a finished complete file is converted for HDF5 1.8 readers; resuming it does nothing",
+          "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "finished.h5";
+  auto writer = ensemble_writer::create(path, test_schema());
+  write_samples(writer, 30);
+  CHECK(superblock_version(path) == 3);  // SWMR writing needs the 1.10 format
+  write_samples(writer, 60);
+  writer.finish("2024-05-01T12:05:00Z");
+  CHECK(superblock_version(path) <= 2);
+  CHECK_THROWS_AS(writer.append(test_block(test_schema(), 60, 1)), std::logic_error);
+
+  auto again = ensemble_writer::resume(path, test_schema());
+  CHECK(again.completed() == 60);
+  again.finish("2024-05-01T12:06:00Z");
+  const auto e = read_ensemble(path);
+  check_values(e, 60);
+  CHECK(e.schema.metadata.end_time == "2024-05-01T12:06:00Z");
+}
+
+TEST_CASE("python3-h5py reads the ensemble without contactuq", "[io][python]") {
+  scratch_dir dir;
+  const auto finished = dir / "finished.h5";
+  const auto interrupted = dir / "interrupted.h5";
+  {
+    auto writer = ensemble_writer::create(finished, test_schema(), {.chunk_rows = 16});
+    write_samples(writer, 60);
+    writer.finish("2024-05-01T12:05:00Z");
+  }
+  REQUIRE(killed(in_child([&] {
+    auto writer = ensemble_writer::create(interrupted, test_schema());
+    write_samples(writer, 35);
+    ::raise(SIGKILL);
+  })));
+  const std::string source = CONTACTUQ_SOURCE_DIR;
+  const std::string command = "PYTHONPATH='" + source + "/python' /usr/bin/python3 '" + source +
+                              "/tests/io/read_with_h5py_test.py' '" + finished.string() + "' '" +
+                              interrupted.string() + "' 35";
+  const int status = std::system(command.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
