@@ -22,8 +22,7 @@ namespace {
 // Names of the layout, docs/hdf5-schema.md.
 constexpr const char* format_name = "contactuq-ensemble";
 constexpr std::int64_t format_version = 1;
-constexpr std::string_view reserved_input_keys[] = {"names", "units", "roles",
-                                                    "column_attributes"};
+constexpr std::string_view reserved_input_keys[] = {"names", "units", "roles", "column_attributes"};
 
 }  // namespace
 
@@ -31,20 +30,24 @@ constexpr std::string_view reserved_input_keys[] = {"names", "units", "roles",
 
 std::string_view to_string(input_role role) {
   switch (role) {
-    case input_role::fixed: return "fixed";
-    case input_role::design: return "design";
-    case input_role::aleatoric: return "aleatoric";
-    case input_role::epistemic: return "epistemic";
+    case input_role::fixed:
+      return "fixed";
+    case input_role::design:
+      return "design";
+    case input_role::aleatoric:
+      return "aleatoric";
+    case input_role::epistemic:
+      return "epistemic";
   }
   return "?";
 }
 
 input_role parse_input_role(std::string_view name) {
-  for (const auto role : {input_role::fixed, input_role::design, input_role::aleatoric,
-                          input_role::epistemic})
+  for (const auto role :
+       {input_role::fixed, input_role::design, input_role::aleatoric, input_role::epistemic})
     if (to_string(role) == name) return role;
-  throw std::invalid_argument(fmt::format(
-      "unknown input role '{}': expected fixed, design, aleatoric or epistemic", name));
+  throw std::invalid_argument(
+      fmt::format("unknown input role '{}': expected fixed, design, aleatoric or epistemic", name));
 }
 
 const std::vector<std::string>& sample_status_names() {
@@ -65,9 +68,9 @@ void ensemble_schema::validate() const {
                             fmt::format("{}.name = '{}': used twice", field, input.name));
     std::set<std::string, std::less<>> keys;
     for (const auto& [key, value] : input.attributes) {
-      const bool reserved = std::find(std::begin(reserved_input_keys),
-                                      std::end(reserved_input_keys),
-                                      key) != std::end(reserved_input_keys);
+      const bool reserved =
+          std::find(std::begin(reserved_input_keys), std::end(reserved_input_keys), key) !=
+          std::end(reserved_input_keys);
       if (key.empty() || reserved || !keys.insert(key).second)
         throw parameter_error(
             field + ".attributes",
@@ -109,8 +112,7 @@ void ensemble_schema::validate() const {
 void ensemble_options::validate() const {
   require(deflate_level >= 0 && deflate_level <= 9, "deflate_level", deflate_level, "",
           "an integer in 0..9");
-  require(message_width >= 1, "message_width", static_cast<double>(message_width), "bytes",
-          ">= 1");
+  require(message_width >= 1, "message_width", static_cast<double>(message_width), "bytes", ">= 1");
 }
 
 ensemble_block make_block(const ensemble_schema& schema, std::size_t first, std::size_t size) {
@@ -217,8 +219,8 @@ std::vector<std::string> column_strings(const hdf5::node& object, std::string_vi
 
 void check_format(const hdf5::file& f) {
   if (!f.has_attribute("format") || f.string_attribute("format") != format_name)
-    throw ensemble_error(
-        fmt::format("{}: not a contactuq ensemble (no format = \"{}\")", f.file_name(), format_name));
+    throw ensemble_error(fmt::format("{}: not a contactuq ensemble (no format = \"{}\")",
+                                     f.file_name(), format_name));
   const auto version = f.numeric_attribute<std::int64_t>("format_version");
   if (version != format_version)
     throw ensemble_error(fmt::format("{}: ensemble format version {}, this contactuq reads {}",
@@ -313,7 +315,8 @@ std::string first_difference(const std::string& stored, const std::string& given
     if (la != lb)
       return fmt::format("line {}: the file has \"{}\", the study \"{}\"", line, la, lb);
     if ((ea == stored.size()) != (eb == given.size()))
-      return fmt::format("line {}: {} ends there", line, ea == stored.size() ? "the file's" : "the study");
+      return fmt::format("line {}: {} ends there", line,
+                         ea == stored.size() ? "the file's" : "the study");
     if (ea == stored.size()) return "";
     a = ea + 1;
     b = eb + 1;
@@ -327,8 +330,8 @@ void check_same_study(const std::filesystem::path& path, const ensemble_schema& 
   const auto where = fmt::format("cannot resume {}", path.string());
   if (stored.metadata.study_text != given.metadata.study_text)
     throw ensemble_error(fmt::format(
-        "{}: it was written for a different study ({}); run without resuming to start over",
-        where, first_difference(stored.metadata.study_text, given.metadata.study_text)));
+        "{}: it was written for a different study ({}); run without resuming to start over", where,
+        first_difference(stored.metadata.study_text, given.metadata.study_text)));
   const auto differ = [&](const char* what, const auto& a, const auto& b) {
     if (a != b)
       throw ensemble_error(fmt::format("{}: its {} are [{}] but the study gives [{}]", where, what,
@@ -373,8 +376,7 @@ class file_lock {
       ::close(fd_);
       fd_ = -1;
       if (code == EAGAIN || code == EACCES)
-        throw ensemble_error(
-            fmt::format("{} is being written by another process", path.string()));
+        throw ensemble_error(fmt::format("{} is being written by another process", path.string()));
       throw ensemble_error(fmt::format("cannot lock {}: {}", path.string(), std::strerror(code)));
     }
 #endif
@@ -408,6 +410,7 @@ struct ensemble_writer::impl {
   std::optional<hdf5::file> file;
   std::optional<row_datasets> rows;
   std::size_t completed = 0;
+  std::size_t chunk_rows = 0;
 
   void require_open() const {
     if (!file) throw std::logic_error(fmt::format("{}: the writer is closed", path.string()));
@@ -423,6 +426,7 @@ const ensemble_schema& ensemble_writer::schema() const noexcept { return impl_->
 const std::filesystem::path& ensemble_writer::path() const noexcept { return impl_->path; }
 std::size_t ensemble_writer::samples() const noexcept { return impl_->schema.metadata.samples; }
 std::size_t ensemble_writer::completed() const noexcept { return impl_->completed; }
+std::size_t ensemble_writer::chunk_rows() const noexcept { return impl_->chunk_rows; }
 
 namespace {
 
@@ -436,10 +440,18 @@ void write_empty_ensemble(const std::filesystem::path& path, const ensemble_sche
   f.write_text("study", s.metadata.study_text);
   write_metadata(f.create_group("metadata"), s.metadata);
 
+  // One chunk height for all datasets (see ensemble_options), sized by the widest row.
+  std::size_t widest = std::max<std::size_t>({s.inputs.size(), s.outputs.size(), 1}) * 8;
+  for (const auto& c : s.curves) widest = std::max(widest, 8 * c.points);
+  widest = std::max(widest, options.message_width);
+  const std::size_t chunk_rows = options.chunk_rows > 0
+                                     ? options.chunk_rows
+                                     : std::clamp<std::size_t>(256 * 1024 / widest, 1, 4096);
+
   const auto matrix = [&](hdf5::group& g, const std::string& name, std::size_t columns) {
     return g.create_appendable(name, {.type = hdf5::element::float64,
                                       .columns = columns,
-                                      .chunk_rows = options.chunk_rows,
+                                      .chunk_rows = chunk_rows,
                                       .deflate_level = options.deflate_level});
   };
   auto inputs = matrix(f, "inputs", s.inputs.size());
@@ -474,12 +486,12 @@ void write_empty_ensemble(const std::filesystem::path& path, const ensemble_sche
 
   f.create_appendable("messages", {.type = hdf5::element::text,
                                    .columns = std::nullopt,
-                                   .chunk_rows = options.chunk_rows,
+                                   .chunk_rows = chunk_rows,
                                    .deflate_level = options.deflate_level,
                                    .text_width = options.message_width});
   f.create_appendable("status", {.type = hdf5::element::int32,
                                  .columns = std::nullopt,
-                                 .chunk_rows = options.chunk_rows,
+                                 .chunk_rows = chunk_rows,
                                  .deflate_level = options.deflate_level,
                                  .integer_fill = status_not_written})
       .set_attribute("codes", sample_status_names());
@@ -507,17 +519,18 @@ ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensembl
     if (d.rows() != complete) d.resize_rows(complete);
   });
   state->completed = complete;
+  state->chunk_rows = rows.status.chunk_shape().at(0);
 
   if (resuming) {
     auto metadata = f.open_group("metadata");
     auto log = metadata.strings_attribute("resume_log");
     const auto& now = schema.metadata;
-    log.push_back(fmt::format(
-        "{}: resumed at sample {} of {} on {} with {} threads, contactuq {}{}",
-        now.start_time.empty() ? iso8601_now() : now.start_time, complete,
-        stored.metadata.samples, now.host, now.threads,
-        now.contactuq_version.empty() ? CONTACTUQ_VERSION : now.contactuq_version,
-        now.git_commit.empty() ? "" : " (" + now.git_commit + ")"));
+    log.push_back(
+        fmt::format("{}: resumed at sample {} of {} on {} with {} threads, contactuq {}{}",
+                    now.start_time.empty() ? iso8601_now() : now.start_time, complete,
+                    stored.metadata.samples, now.host, now.threads,
+                    now.contactuq_version.empty() ? CONTACTUQ_VERSION : now.contactuq_version,
+                    now.git_commit.empty() ? "" : " (" + now.git_commit + ")"));
     metadata.set_attribute("resume_log", log);
   }
   f.flush();
@@ -569,9 +582,9 @@ void ensemble_writer::append(const ensemble_block& block) {
   const auto& s = impl_->schema;
   const std::size_t n = block.size();
   const auto bad = [&](const std::string& what) {
-    throw std::invalid_argument(
-        fmt::format("{}: block of samples [{}, {}): {}", impl_->path.string(), block.first,
-                    block.first + n, what));
+    throw std::invalid_argument(fmt::format("{}: block of samples [{}, {}): {}",
+                                            impl_->path.string(), block.first, block.first + n,
+                                            what));
   };
   if (block.first != impl_->completed)
     bad(fmt::format("the next sample to write is {}", impl_->completed));
@@ -674,8 +687,8 @@ std::size_t index_of(const std::vector<std::string>& names, std::string_view nam
                      const char* what) {
   const auto it = std::find(names.begin(), names.end(), name);
   if (it == names.end())
-    throw std::out_of_range(fmt::format("no {} '{}'; the {}s are: {}", what, name, what,
-                                        fmt::join(names, ", ")));
+    throw std::out_of_range(
+        fmt::format("no {} '{}'; the {}s are: {}", what, name, what, fmt::join(names, ", ")));
   return static_cast<std::size_t>(it - names.begin());
 }
 

@@ -23,7 +23,8 @@ void quiet() {
 }
 
 herr_t keep_innermost(unsigned, const H5E_error2_t* entry, void* data) {
-  if (entry->desc != nullptr && *entry->desc != '\0') *static_cast<std::string*>(data) = entry->desc;
+  if (entry->desc != nullptr && *entry->desc != '\0')
+    *static_cast<std::string*>(data) = entry->desc;
   return 0;
 }
 
@@ -42,17 +43,23 @@ std::string hdf5_reason() {
 [[noreturn]] void throw_error(const std::string& file, const std::string& object,
                               const std::string& what) {
   const std::string reason = hdf5_reason();
-  throw error(file, object,
-              fmt::format("{}:{}: {}{}", file, object, what, reason.empty() ? "" : " (" + reason + ")"));
+  throw error(
+      file, object,
+      fmt::format("{}:{}: {}{}", file, object, what, reason.empty() ? "" : " (" + reason + ")"));
 }
 
 hid_t memory_type(numeric_type type) {
   switch (type) {
-    case numeric_type::float64: return H5T_NATIVE_DOUBLE;
-    case numeric_type::int32: return H5T_NATIVE_INT32;
-    case numeric_type::int64: return H5T_NATIVE_INT64;
-    case numeric_type::uint32: return H5T_NATIVE_UINT32;
-    case numeric_type::uint64: return H5T_NATIVE_UINT64;
+    case numeric_type::float64:
+      return H5T_NATIVE_DOUBLE;
+    case numeric_type::int32:
+      return H5T_NATIVE_INT32;
+    case numeric_type::int64:
+      return H5T_NATIVE_INT64;
+    case numeric_type::uint32:
+      return H5T_NATIVE_UINT32;
+    case numeric_type::uint64:
+      return H5T_NATIVE_UINT64;
   }
   return H5T_NATIVE_DOUBLE;
 }
@@ -60,11 +67,16 @@ hid_t memory_type(numeric_type type) {
 // Little-endian standard types on disk, whatever the writing machine.
 hid_t file_type(numeric_type type) {
   switch (type) {
-    case numeric_type::float64: return H5T_IEEE_F64LE;
-    case numeric_type::int32: return H5T_STD_I32LE;
-    case numeric_type::int64: return H5T_STD_I64LE;
-    case numeric_type::uint32: return H5T_STD_U32LE;
-    case numeric_type::uint64: return H5T_STD_U64LE;
+    case numeric_type::float64:
+      return H5T_IEEE_F64LE;
+    case numeric_type::int32:
+      return H5T_STD_I32LE;
+    case numeric_type::int64:
+      return H5T_STD_I64LE;
+    case numeric_type::uint32:
+      return H5T_STD_U32LE;
+    case numeric_type::uint64:
+      return H5T_STD_U64LE;
   }
   return H5T_IEEE_F64LE;
 }
@@ -392,6 +404,17 @@ handle select_rows(hid_t dataset_id, std::size_t first, std::size_t n) {
   return space;
 }
 
+// Memory space of n rows shaped like the dataset's rows: with the same shape as the file
+// selection, HDF5 copies whole chunk rows instead of mapping element by element.
+handle rows_space(hid_t dataset_id, std::size_t n) {
+  handle space(H5Dget_space(dataset_id));
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 1)));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  dims.front() = n;
+  return handle(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+}
+
 }  // namespace
 
 void dataset::write_rows(std::size_t first, std::span<const double> values) {
@@ -401,7 +424,7 @@ void dataset::write_rows(std::size_t first, std::span<const double> values) {
   handle space = select_rows(id(), first, n);
   if (!space.valid())
     fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first, first + n, rows()));
-  handle memory = simple_space({values.size()});
+  handle memory = rows_space(id(), n);
   if (H5Dwrite(id(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, values.data()) < 0)
     fail(path_, fmt::format("cannot write rows [{}, {})", first, first + n));
 }
@@ -413,7 +436,7 @@ void dataset::write_rows(std::size_t first, std::span<const std::int32_t> values
   handle space = select_rows(id(), first, n);
   if (!space.valid())
     fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first, first + n, rows()));
-  handle memory = simple_space({values.size()});
+  handle memory = rows_space(id(), n);
   if (H5Dwrite(id(), H5T_NATIVE_INT32, memory.get(), space.get(), H5P_DEFAULT, values.data()) < 0)
     fail(path_, fmt::format("cannot write rows [{}, {})", first, first + n));
 }
@@ -433,15 +456,15 @@ void dataset::write_rows(std::size_t first, const std::vector<std::string>& valu
   if (H5Tis_variable_str(type.get()) > 0) {
     std::vector<const char*> pointers;
     for (const auto& v : values) pointers.push_back(v.c_str());
-    status = H5Dwrite(id(), memory.get(), memory_space.get(), space.get(), H5P_DEFAULT,
-                      pointers.data());
+    status =
+        H5Dwrite(id(), memory.get(), memory_space.get(), space.get(), H5P_DEFAULT, pointers.data());
   } else {
     const std::size_t width = H5Tget_size(type.get());
     std::vector<char> buffer(values.size() * width, '\0');
     for (std::size_t i = 0; i < values.size(); ++i)
       std::memcpy(buffer.data() + i * width, values[i].data(), utf8_prefix(values[i], width));
-    status = H5Dwrite(id(), memory.get(), memory_space.get(), space.get(), H5P_DEFAULT,
-                      buffer.data());
+    status =
+        H5Dwrite(id(), memory.get(), memory_space.get(), space.get(), H5P_DEFAULT, buffer.data());
   }
   if (status < 0) fail(path_, fmt::format("cannot write rows [{}, {})", first, first + n));
 }
@@ -452,9 +475,9 @@ void dataset::read_block(std::size_t first_row, std::size_t n, id_type memory_ty
   if (elements == 0) return;
   handle space = select_rows(id(), first_row, n);
   if (!space.valid())
-    fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first_row, first_row + n,
-                            rows()));
-  handle memory = simple_space({elements});
+    fail(path_,
+         fmt::format("rows [{}, {}) lie outside its {} rows", first_row, first_row + n, rows()));
+  handle memory = rows_space(id(), n);
   if (H5Dread(id(), memory_type, memory.get(), space.get(), H5P_DEFAULT, buffer) < 0)
     fail(path_, fmt::format("cannot read rows [{}, {})", first_row, first_row + n));
 }
@@ -489,8 +512,8 @@ std::vector<std::string> dataset::read_texts(std::size_t first_row, std::size_t 
   } else {
     space = select_rows(id(), first_row, n);
     if (!space.valid())
-      fail(path_, fmt::format("rows [{}, {}) lie outside its {} rows", first_row, first_row + n,
-                              rows()));
+      fail(path_,
+           fmt::format("rows [{}, {}) lie outside its {} rows", first_row, first_row + n, rows()));
   }
   handle memory_space = scalar ? handle(H5Screate(H5S_SCALAR)) : simple_space({n});
   bool ok = false;
@@ -547,8 +570,8 @@ std::vector<std::string> group::member_names() const {
   if (H5Gget_info(id(), &info) < 0) fail(path_, "cannot list members");
   std::vector<std::string> names;
   for (hsize_t i = 0; i < info.nlinks; ++i) {
-    const ssize_t length = H5Lget_name_by_idx(id(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr,
-                                              0, H5P_DEFAULT);
+    const ssize_t length =
+        H5Lget_name_by_idx(id(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
     if (length < 0) fail(path_, "cannot list members");
     std::string name(static_cast<std::size_t>(length), '\0');
     H5Lget_name_by_idx(id(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size() + 1,
@@ -642,10 +665,9 @@ dataset group::create_appendable(std::string_view name, const appendable_options
   const hsize_t columns = two_d ? *options.columns : 1;
   const std::size_t row_bytes = bytes * std::max<hsize_t>(columns, 1);
   constexpr std::size_t target_chunk_bytes = 256 * 1024;
-  const hsize_t chunk_rows =
-      options.chunk_rows > 0
-          ? options.chunk_rows
-          : std::clamp<std::size_t>(target_chunk_bytes / row_bytes, 1, 4096);
+  const hsize_t chunk_rows = options.chunk_rows > 0
+                                 ? options.chunk_rows
+                                 : std::clamp<std::size_t>(target_chunk_bytes / row_bytes, 1, 4096);
 
   // A dimension of 0 columns is made unlimited: HDF5 wants chunk extents >= 1 and no larger
   // than a fixed maximum.

@@ -1,10 +1,10 @@
 #include "contactuq/io/ensemble_store.hpp"
 
-#include <catch2/catch.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -17,8 +17,8 @@
 #include "io/scratch_dir.hpp"
 
 using namespace contactuq::io;
-using contactuq::testing::scratch_dir;
 using Catch::Matchers::Contains;
+using contactuq::testing::scratch_dir;
 
 namespace {
 
@@ -48,7 +48,8 @@ ensemble_schema test_schema(std::size_t samples = 60) {
   };
   s.outputs = {{"peak_force", "N"}, {"peak_rotation", "rad"}, {"insertion_energy", "J"}};
   ensemble_curve force{"insertion_force", 40, "pin displacement", "m", "N", {}};
-  for (std::size_t p = 0; p < force.points; ++p) force.abscissa.push_back(1e-4 * static_cast<double>(p));
+  for (std::size_t p = 0; p < force.points; ++p)
+    force.abscissa.push_back(1e-4 * static_cast<double>(p));
   s.curves = {force, {"receptacle_rotation", 9, "step", "", "rad", {}}};
   s.metadata.study_text = test_study;
   s.metadata.study_path = "studies/quickstart.toml";
@@ -69,20 +70,28 @@ sample_status status_of(std::size_t i) {
 }
 
 double nan() { return std::numeric_limits<double>::quiet_NaN(); }
-double input_value(std::size_t i, std::size_t j) { return static_cast<double>(i) + 0.125 * static_cast<double>(j + 1); }
+double input_value(std::size_t i, std::size_t j) {
+  return static_cast<double>(i) + 0.125 * static_cast<double>(j + 1);
+}
 double output_value(std::size_t i, std::size_t k) {
-  return status_of(i) == sample_status::ok ? 10.0 * static_cast<double>(i) + static_cast<double>(k) + 0.25 : nan();
+  return status_of(i) == sample_status::ok
+             ? 10.0 * static_cast<double>(i) + static_cast<double>(k) + 0.25
+             : nan();
 }
 double curve_value(std::size_t c, std::size_t i, std::size_t p) {
   return status_of(i) == sample_status::ok
-             ? 1000.0 * static_cast<double>(c) + static_cast<double>(i) + static_cast<double>(p) / 64
+             ? 1000.0 * static_cast<double>(c) + static_cast<double>(i) +
+                   static_cast<double>(p) / 64
              : nan();
 }
 std::string message_of(std::size_t i) {
   switch (status_of(i)) {
-    case sample_status::failed: return "sample " + std::to_string(i) + ": friction lock, μ too large";
-    case sample_status::not_run: return "not run: the study aborted";
-    default: return "";
+    case sample_status::failed:
+      return "sample " + std::to_string(i) + ": friction lock, μ too large";
+    case sample_status::not_run:
+      return "not run: the study aborted";
+    default:
+      return "";
   }
 }
 
@@ -206,7 +215,9 @@ int in_child(Body body) {
   return status;
 }
 
-bool killed(int wait_status) { return WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGKILL; }
+bool killed(int wait_status) {
+  return WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGKILL;
+}
 
 }  // namespace
 
@@ -297,6 +308,30 @@ TEST_CASE("the layout is the documented one: chunked, compressed, named paths", 
   CHECK(f.open_dataset("messages").shape() == std::vector<std::size_t>{60});
   CHECK_FALSE(f.open_dataset("messages").is_variable_text());
   CHECK(f.open_group("metadata").numeric_attribute<std::uint64_t>("seed") == test_seed);
+}
+
+TEST_CASE("every dataset has chunks of the same samples, ~256 KiB for the widest", "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "chunks.h5";
+  auto schema = test_schema(5000);
+  schema.curves[0].points = 1000;  // 8000-byte rows: the widest
+  schema.curves[0].abscissa.clear();
+  std::size_t rows = 0;
+  {
+    auto writer = ensemble_writer::create(path, schema);
+    rows = writer.chunk_rows();
+    const double chunk_bytes = 8000.0 * static_cast<double>(rows);
+    CHECK(chunk_bytes <= 256 * 1024);
+    CHECK(chunk_bytes > 128 * 1024);
+  }
+  CHECK(ensemble_writer::resume(path, schema).chunk_rows() == rows);
+  using namespace contactuq::io::hdf5;
+  const file f(path, file_mode::read_only, {.latest_format = false, .swmr_read = false});
+  for (const char* name : {"inputs", "outputs", "status", "messages"})
+    CHECK(f.open_dataset(name).chunk_shape().at(0) == rows);
+  CHECK(f.open_group("curves").open_dataset("insertion_force").chunk_shape() ==
+        std::vector<std::size_t>{rows, 1000});
+  CHECK(f.open_group("curves").open_dataset("receptacle_rotation").chunk_shape().at(0) == rows);
 }
 
 TEST_CASE("a study with no scalar outputs, no curves and one sample round-trips", "[io]") {
@@ -408,7 +443,7 @@ TEST_CASE("a writer killed at an arbitrary moment resumes to the uninterrupted r
   const auto partial = read_ensemble(path);
   INFO("complete samples after the kill: " << partial.rows);
   CHECK(partial.rows >= block * static_cast<std::size_t>(reported));  // every reported block
-  CHECK(partial.rows % block == 0);                                    // no half block
+  CHECK(partial.rows % block == 0);                                   // no half block
   check_values(partial, partial.rows);
   auto writer = ensemble_writer::resume(path, test_schema(samples));
   CHECK(writer.completed() == partial.rows);
@@ -434,7 +469,9 @@ TEST_CASE("rows written after the last complete sample are dropped on resume", "
     file f(path, file_mode::read_write);
     f.open_dataset("inputs").append_rows(std::vector<double>(5 * 5, -999.0));
     f.open_dataset("outputs").append_rows(std::vector<double>(3 * 3, -999.0));
-    f.open_group("curves").open_dataset("insertion_force").append_rows(std::vector<double>(40, 1.0));
+    f.open_group("curves")
+        .open_dataset("insertion_force")
+        .append_rows(std::vector<double>(40, 1.0));
     f.open_dataset("messages").append_rows(std::vector<std::string>(4, "junk"));
     f.open_dataset("status").resize_rows(25);
   }

@@ -1,11 +1,11 @@
 #include "contactuq/io/hdf5.hpp"
 
-#include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -18,8 +18,8 @@
 #include "io/scratch_dir.hpp"
 
 using namespace contactuq::io::hdf5;
-using contactuq::testing::scratch_dir;
 using Catch::Matchers::Contains;
+using contactuq::testing::scratch_dir;
 
 namespace {
 
@@ -194,8 +194,8 @@ TEST_CASE("appendable datasets grow across reopening, with fill values for unwri
 TEST_CASE("shrinking an appendable dataset drops its last rows", "[io][hdf5]") {
   scratch_dir dir;
   file f(dir / "shrink.h5", file_mode::create);
-  auto d = f.create_appendable("d", {.type = element::float64, .columns = std::nullopt,
-                                     .chunk_rows = 8});
+  auto d = f.create_appendable(
+      "d", {.type = element::float64, .columns = std::nullopt, .chunk_rows = 8});
   std::vector<double> first(40);
   for (std::size_t i = 0; i < first.size(); ++i) first[i] = static_cast<double>(i);
   d.append_rows(first);
@@ -215,14 +215,14 @@ TEST_CASE("shrinking an appendable dataset drops its last rows", "[io][hdf5]") {
 TEST_CASE("fixed-width text is cut at whole UTF-8 characters", "[io][hdf5]") {
   scratch_dir dir;
   file f(dir / "text.h5", file_mode::create);
-  auto t = f.create_appendable(
-      "t", {.type = element::text, .columns = std::nullopt, .text_width = 8});
+  auto t =
+      f.create_appendable("t", {.type = element::text, .columns = std::nullopt, .text_width = 8});
   // "α" is 2 bytes: 5 of them (10 bytes) keep 4; "abcdefgα" (9 bytes) keeps "abcdefg", not
   // half of the α.
-  t.append_rows(std::vector<std::string>{"ok", "", "exactly8", "longer than eight", "ααααα",
-                                         "abcdefgα"});
-  CHECK(t.read_texts() == std::vector<std::string>{"ok", "", "exactly8", "longer t", "αααα",
-                                                   "abcdefg"});
+  t.append_rows(
+      std::vector<std::string>{"ok", "", "exactly8", "longer than eight", "ααααα", "abcdefgα"});
+  CHECK(t.read_texts() ==
+        std::vector<std::string>{"ok", "", "exactly8", "longer t", "αααα", "abcdefg"});
 }
 
 TEST_CASE("deflate compression shrinks chunked data", "[io][hdf5]") {
@@ -234,8 +234,8 @@ TEST_CASE("deflate compression shrinks chunked data", "[io][hdf5]") {
   const double raw = 8.0 * static_cast<double>(values.size());
   const auto write = [&](const std::filesystem::path& path, int level) {
     file f(path, file_mode::create);
-    auto d = f.create_appendable("d", {.type = element::float64, .columns = 8,
-                                       .deflate_level = level});
+    auto d =
+        f.create_appendable("d", {.type = element::float64, .columns = 8, .deflate_level = level});
     d.append_rows(values);
   };
   write(dir / "plain.h5", 0);
@@ -294,8 +294,8 @@ TEST_CASE("a SWMR writer killed mid-run leaves a file that opens and recovers", 
   if (child == 0) {
     try {
       file f(path, file_mode::create);
-      auto d = f.create_appendable("d", {.type = element::float64, .columns = std::nullopt,
-                                         .chunk_rows = 16});
+      auto d = f.create_appendable(
+          "d", {.type = element::float64, .columns = std::nullopt, .chunk_rows = 16});
       f.start_swmr_write();
       std::vector<double> block(10);
       for (int b = 0; b < 9; ++b) {

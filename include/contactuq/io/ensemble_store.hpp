@@ -13,7 +13,6 @@
 // stage calls it).
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -62,8 +61,8 @@ struct ensemble_input {
   std::string unit;  ///< SI unit of the stored values, e.g. "m", "rad", "" for dimensionless
   input_role role = input_role::aleatoric;
   // Extra text columns, e.g. {"distribution", "normal(mean=0.2, sd=0.02)"}; a key may be left
-  // out on some inputs (stored as ""). Keys: non-empty, not "names", "units", "roles" or
-  // "column_attributes", unique within one input.
+  // out on some inputs (stored as "", which reads back as absent). Keys: non-empty, not
+  // "names", "units", "roles" or "column_attributes", unique within one input.
   std::vector<std::pair<std::string, std::string>> attributes;
 };
 
@@ -74,26 +73,26 @@ struct ensemble_output {
 
 // A curve output: every sample gives `points` ordinate values on a common abscissa.
 struct ensemble_curve {
-  std::string name;           ///< unique, non-empty, no '/'; the dataset is /curves/<name>
-  std::size_t points = 0;     ///< values per sample, >= 1
-  std::string abscissa_name;  ///< e.g. "pin displacement"
-  std::string abscissa_unit;  ///< SI unit of the abscissa, e.g. "m"
-  std::string ordinate_unit;  ///< SI unit of the values, e.g. "N"
+  std::string name;              ///< unique, non-empty, no '/'; the dataset is /curves/<name>
+  std::size_t points = 0;        ///< values per sample, >= 1
+  std::string abscissa_name;     ///< e.g. "pin displacement"
+  std::string abscissa_unit;     ///< SI unit of the abscissa, e.g. "m"
+  std::string ordinate_unit;     ///< SI unit of the values, e.g. "N"
   std::vector<double> abscissa;  ///< the common abscissa (size points), or empty if implicit
 };
 
 struct ensemble_metadata {
-  std::string study_text;          ///< the study file, verbatim; resume checks it is unchanged
-  std::string study_path;          ///< where the study file was read from
-  std::string contactuq_version;   ///< "" is replaced by this library's version
-  std::string git_commit;          ///< commit of the contactuq build, or ""
-  std::uint64_t seed = 0;          ///< random seed of the design
-  std::string design;              ///< design kind, e.g. "lhs", "monte_carlo"
-  std::size_t samples = 0;         ///< N, planned number of samples, >= 1
-  std::string start_time;          ///< ISO 8601, e.g. "2024-05-01T12:00:00Z"
-  std::string end_time;            ///< ISO 8601; "" until the run finishes
-  std::string host;                ///< host name of the machine that ran the study
-  std::size_t threads = 1;         ///< worker threads, >= 1
+  std::string study_text;         ///< the study file, verbatim; resume checks it is unchanged
+  std::string study_path;         ///< where the study file was read from
+  std::string contactuq_version;  ///< "" is replaced by this library's version
+  std::string git_commit;         ///< commit of the contactuq build, or ""
+  std::uint64_t seed = 0;         ///< random seed of the design
+  std::string design;             ///< design kind, e.g. "lhs", "monte_carlo"
+  std::size_t samples = 0;        ///< N, planned number of samples, >= 1
+  std::string start_time;         ///< ISO 8601, e.g. "2024-05-01T12:00:00Z"
+  std::string end_time;           ///< ISO 8601; "" until the run finishes
+  std::string host;               ///< host name of the machine that ran the study
+  std::size_t threads = 1;        ///< worker threads, >= 1
 };
 
 struct ensemble_schema {
@@ -106,9 +105,16 @@ struct ensemble_schema {
   void validate() const;
 };
 
+// Storage of a new ensemble. Every per-sample dataset has chunks of the same number of samples,
+// so that appending blocks of whole chunks (ensemble_writer::chunk_rows()) compresses each
+// chunk once; a block that ends inside a chunk has that chunk compressed again at every flush.
 struct ensemble_options {
-  std::size_t chunk_rows = 0;     ///< samples per chunk, >= 1; 0 picks chunks of ~256 KiB
-  int deflate_level = 4;          ///< zlib level 0..9 for every dataset; 0: uncompressed
+  // Samples per chunk, >= 1; 0 picks up to 4096, with chunks of the widest dataset (a curve,
+  // often) near 256 KiB.
+  std::size_t chunk_rows = 0;
+  // zlib level 0..9 for every dataset, after byte shuffling of numbers; 0: uncompressed. Level
+  // 1, the fastest, compresses smooth force curves about as well as the higher ones.
+  int deflate_level = 1;
   std::size_t message_width = 256;  ///< bytes kept of each message (UTF-8), >= 1
 
   void validate() const;
@@ -117,11 +123,11 @@ struct ensemble_options {
 // Samples [first, first + size) with every value the schema asks for.
 struct ensemble_block {
   std::size_t first = 0;
-  sample_matrix inputs;                 ///< size x inputs
-  sample_matrix outputs;                ///< size x outputs; NaN where a sample failed
-  std::vector<sample_matrix> curves;    ///< per curve, size x points
-  std::vector<std::int32_t> status;     ///< size codes, see sample_status
-  std::vector<std::string> messages;    ///< size texts, "" when there is nothing to say
+  sample_matrix inputs;               ///< size x inputs
+  sample_matrix outputs;              ///< size x outputs; NaN where a sample failed
+  std::vector<sample_matrix> curves;  ///< per curve, size x points
+  std::vector<std::int32_t> status;   ///< size codes, see sample_status
+  std::vector<std::string> messages;  ///< size texts, "" when there is nothing to say
 
   std::size_t size() const noexcept { return status.size(); }
 };
@@ -153,6 +159,8 @@ class ensemble_writer {
   const std::filesystem::path& path() const noexcept;
   std::size_t samples() const noexcept;    // N
   std::size_t completed() const noexcept;  // samples on disk: [0, completed()) are final
+  // Samples per chunk: append blocks of a multiple of it (but the last) for the fastest writes.
+  std::size_t chunk_rows() const noexcept;
 
   // Writes `block`, whose first sample must be completed(), and flushes it to disk; throws
   // std::invalid_argument if the block's shape or position is wrong.
@@ -171,10 +179,10 @@ class ensemble_writer {
 
 // An ensemble read back: the complete samples of a file, finished or not.
 struct ensemble {
-  ensemble_schema schema;  ///< as written, with end_time "" if the run did not finish
-  std::size_t rows = 0;    ///< complete samples, <= schema.metadata.samples
-  sample_matrix inputs;    ///< rows x inputs
-  sample_matrix outputs;   ///< rows x outputs
+  ensemble_schema schema;             ///< as written, with end_time "" if the run did not finish
+  std::size_t rows = 0;               ///< complete samples, <= schema.metadata.samples
+  sample_matrix inputs;               ///< rows x inputs
+  sample_matrix outputs;              ///< rows x outputs
   std::vector<sample_matrix> curves;  ///< per curve, rows x points
   std::vector<std::int32_t> status;
   std::vector<std::string> messages;

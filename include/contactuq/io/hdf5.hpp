@@ -100,7 +100,7 @@ class node {
   void set_attribute(std::string_view name, const std::vector<std::string>& values);
   void set_attribute(std::string_view name, std::span<const double> values);
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   void set_attribute(std::string_view name, T value) {
     set_numeric_attribute(name, numeric_type_of<T>(), &value);
   }
@@ -110,8 +110,8 @@ class node {
   std::vector<double> doubles_attribute(std::string_view name) const;
   // A scalar numeric attribute, converted by HDF5 to T.
   template <class T>
-    requires std::is_arithmetic_v<T>
-  T numeric_attribute(std::string_view name) const {
+  requires std::is_arithmetic_v<T> T numeric_attribute(std::string_view name)
+  const {
     T value{};
     read_numeric_attribute(name, numeric_type_of<T>(), &value);
     return value;
@@ -153,9 +153,9 @@ struct appendable_options {
 class dataset : public node {
  public:
   std::vector<std::size_t> shape() const;
-  std::size_t rows() const;                   // extent of the first dimension
+  std::size_t rows() const;                      // extent of the first dimension
   std::vector<std::size_t> chunk_shape() const;  // empty when not chunked
-  bool is_variable_text() const;              // variable-length strings
+  bool is_variable_text() const;                 // variable-length strings
 
   // Changes the number of rows (growing or shrinking) of a dataset made appendable.
   void resize_rows(std::size_t rows);
@@ -177,7 +177,7 @@ class dataset : public node {
   std::vector<double> read_doubles(std::size_t first_row, std::size_t rows) const;
   std::vector<std::int32_t> read_int32s() const;
   std::vector<std::int32_t> read_int32s(std::size_t first_row, std::size_t rows) const;
-  std::string read_text() const;  // a scalar string dataset
+  std::string read_text() const;                // a scalar string dataset
   std::vector<std::string> read_texts() const;  // a 1-D string dataset, fixed or variable
   std::vector<std::string> read_texts(std::size_t first_row, std::size_t rows) const;
 
@@ -190,8 +190,7 @@ class dataset : public node {
       : node(std::move(h), std::move(file), std::move(path)) {}
   std::size_t row_size() const;  // elements per row
   std::size_t row_count(std::size_t elements) const;
-  void read_block(std::size_t first_row, std::size_t rows, id_type memory_type,
-                  void* buffer) const;
+  void read_block(std::size_t first_row, std::size_t rows, id_type memory_type, void* buffer) const;
 };
 
 class group : public node {
@@ -204,8 +203,8 @@ class group : public node {
   // One-call writes of whole contiguous datasets.
   dataset write(std::string_view name, std::span<const double> values);  // 1-D
   dataset write(std::string_view name, std::span<const double> row_major, std::size_t rows,
-                std::size_t columns);                                    // 2-D
-  dataset write_text(std::string_view name, std::string_view text);      // scalar string
+                std::size_t columns);                                // 2-D
+  dataset write_text(std::string_view name, std::string_view text);  // scalar string
   dataset write_texts(std::string_view name, const std::vector<std::string>& texts);  // 1-D
 
   // A chunked, optionally deflate-compressed dataset of 0 rows, extendible along rows.
