@@ -2,6 +2,7 @@
 #include <tbb/info.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -143,7 +144,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     io::ensemble_writer writer = o->resume ? io::ensemble_writer::resume(out, schema) : io::ensemble_writer::create(out, schema);
     recording_sink sink(writer, s.model.outputs().size());
     if (previous) {
-      const auto rows = static_cast<Eigen::Index>(writer.completed());
+      const auto rows = static_cast<Eigen::Index>(std::min(previous->rows, writer.completed()));
       sink.keep(previous->outputs.topRows(rows),
                 {previous->status.begin(), previous->status.begin() + rows},
                 {previous->messages.begin(), previous->messages.begin() + rows});
@@ -162,6 +163,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     progress_printer progress(writer.completed());
     study::run_options ro;
     ro.threads = o->threads;
+    ro.block_size = writer.chunk_rows();  // whole chunks: each is compressed once
     ro.first = writer.completed();
     ro.stop = &interrupted;
     if (!o->quiet) ro.progress = std::ref(progress);
