@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   contactuq::cli::add_curve_command(app, exit_code);
   contactuq::cli::add_units_command(app, exit_code);
+  contactuq::cli::add_run_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

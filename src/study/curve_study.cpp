@@ -106,29 +106,25 @@ double output_units::from_si(double si, u::dimension d) const {
   return unit.empty() ? si : u::from_si(si, unit, d);
 }
 
-curve_study_options read_curve_study(const io::study_document& doc) {
-  const io::study_table root = doc.root();
-  root.allow_only({"title", "model", "stroke", "sweep", "output"});
-  curve_study_options opt;
-  opt.title = root.string_or("title", "");
-
-  const io::study_table model = root.table("model");
+receptacle_pin_setup read_receptacle_pin_table(const io::study_table& model,
+                                               std::initializer_list<std::string_view> extra_keys) {
   std::vector<std::string_view> model_keys = {"type", "arms"};
+  model_keys.insert(model_keys.end(), extra_keys.begin(), extra_keys.end());
   for (const auto& p : receptacle_pin_parameters()) model_keys.push_back(p.name);
   for (const auto& key : model.keys())
-    if (std::find(model_keys.begin(), model_keys.end(), key) == model_keys.end())
-      model.fail(key, fmt::format("unknown key in [model] of type receptacle_pin; allowed keys: type, "
-                                  "arms, {}",
-                                  parameter_names()));
-  const std::string type = model.string("type");
-  if (type != "receptacle_pin")
-    model.fail("type", "unknown model type; the curve command knows: receptacle_pin");
+    if (std::find(model_keys.begin(), model_keys.end(), key) == model_keys.end()) {
+      std::string allowed;
+      for (auto k : model_keys) allowed += fmt::format("{}{}", allowed.empty() ? "" : ", ", k);
+      model.fail(key, fmt::format("unknown key in [model] of type receptacle_pin; allowed keys: {}", allowed));
+    }
+  if (model.string("type") != "receptacle_pin") model.fail("type", "expected a model of type receptacle_pin");
+  receptacle_pin_setup out;
   // Every parameter is required but the imperfection angle, which defaults to a perfect arm.
   for (const auto& p : receptacle_pin_parameters())
-    opt.model.*p.field = std::string_view(p.name) == "theta0" ? model.quantity_or(p.name, p.dim, 0.0)
-                                                              : model.quantity(p.name, p.dim);
+    out.params.*p.field = std::string_view(p.name) == "theta0" ? model.quantity_or(p.name, p.dim, 0.0)
+                                                               : model.quantity(p.name, p.dim);
   try {
-    opt.model.validate();
+    out.params.validate();
   } catch (const parameter_error& e) {
     model.fail(e);
   }
@@ -142,29 +138,48 @@ curve_study_options read_curve_study(const io::study_document& doc) {
                       : contact::arm_direction::disengage;
     g.count = static_cast<int>(arm.integer_or("count", 1));
     if (g.count < 1) arm.fail("count", "must be an integer >= 1");
-    opt.arms.push_back(g);
+    out.arms.push_back(g);
   }
   // Geometry that the model cannot represent is reported against the [model] table.
   try {
-    contact::receptacle(opt.model, opt.arms);
+    contact::receptacle(out.params, out.arms);
   } catch (const parameter_error& e) {
     model.fail(e);
   }
+  return out;
+}
 
-  const io::study_table stroke = root.table("stroke");
+contact::stroke read_stroke(const io::study_table& stroke) {
   stroke.allow_only({"from", "to", "points", "v_norm", "round_trip"});
-  opt.stroke.from = stroke.quantity("from", u::length);
-  opt.stroke.to = stroke.quantity("to", u::length);
-  const std::int64_t points = stroke.integer_or("points", opt.stroke.points);
+  contact::stroke s;
+  s.from = stroke.quantity("from", u::length);
+  s.to = stroke.quantity("to", u::length);
+  const std::int64_t points = stroke.integer_or("points", s.points);
   if (points < 2 || points > 10'000'000) stroke.fail("points", "must be an integer in [2, 10000000]");
-  opt.stroke.points = static_cast<int>(points);
-  opt.stroke.v_norm = stroke.quantity_or("v_norm", u::dimensionless, opt.stroke.v_norm);
-  opt.stroke.round_trip = stroke.boolean_or("round_trip", true);
+  s.points = static_cast<int>(points);
+  s.v_norm = stroke.quantity_or("v_norm", u::dimensionless, s.v_norm);
+  s.round_trip = stroke.boolean_or("round_trip", true);
   try {
-    opt.stroke.validate();
+    s.validate();
   } catch (const parameter_error& e) {
     stroke.fail(e);
   }
+  return s;
+}
+
+curve_study_options read_curve_study(const io::study_document& doc) {
+  const io::study_table root = doc.root();
+  root.allow_only({"title", "model", "stroke", "sweep", "output"});
+  curve_study_options opt;
+  opt.title = root.string_or("title", "");
+
+  const io::study_table model = root.table("model");
+  if (model.string("type") != "receptacle_pin")
+    model.fail("type", "unknown model type; the curve command knows: receptacle_pin");
+  receptacle_pin_setup setup = read_receptacle_pin_table(model);
+  opt.model = setup.params;
+  opt.arms = std::move(setup.arms);
+  opt.stroke = read_stroke(root.table("stroke"));
 
   if (auto sweep = root.optional_table("sweep")) {
     sweep->allow_only({"parameter", "values"});

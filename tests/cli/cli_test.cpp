@@ -34,7 +34,7 @@ const std::string studies = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/";
 }  // namespace
 
 TEST_CASE("every subcommand has --help", "[cli]") {
-  for (const char* sub : {"", "curve", "units"}) {
+  for (const char* sub : {"", "curve", "units", "run"}) {
     const auto r = run(std::string(sub) + " --help");
     INFO(sub);
     CHECK(r.exit_code == 0);

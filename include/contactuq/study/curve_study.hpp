@@ -2,7 +2,9 @@
 // The `curve` study: one receptacle–pin model evaluated along a stroke (forward and back, as in
 // the Appendix B decks of Williams SAND2015-20731), optionally swept over one model parameter.
 
+#include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,20 @@ struct parameter_info {
   double contact::receptacle_pin_params::*field;
 };
 const std::vector<parameter_info>& receptacle_pin_parameters();
+
+// A receptacle–pin [model] table: type = "receptacle_pin", the parameters of
+// receptacle_pin_parameters() (all required but theta0, default 0) and [[model.arms]] (d0,
+// direction, count). Keys other than these and `extra_keys` are errors; every error names file,
+// line and key.
+struct receptacle_pin_setup {
+  contact::receptacle_pin_params params;
+  std::vector<contact::arm_group> arms;
+};
+receptacle_pin_setup read_receptacle_pin_table(const io::study_table& model,
+                                               std::initializer_list<std::string_view> extra_keys = {});
+// A stroke table: from, to (lengths), points (default 500), v_norm (default 10), round_trip
+// (default true).
+contact::stroke read_stroke(const io::study_table& stroke);
 
 // Reads and validates a curve study; every error names file, line and key.
 curve_study_options read_curve_study(const io::study_document& doc);

@@ -1,0 +1,154 @@
+#pragma once
+// A model maps named scalar inputs to named scalar outputs and, optionally, curves:
+//   evaluate: x in R^d  ->  (y in R^m, c_1 in R^(p_1), ..., c_k in R^(p_k))
+// Inputs and outputs are SI values with the units their variable declares.
+//
+// `model` is a copyable, type-erased value in the spirit of pagmo::problem: any copyable type
+// with
+//   std::vector<variable> inputs() const;
+//   std::vector<variable> outputs() const;
+//   evaluation evaluate(std::span<const double> x) const;
+// fits, and may add
+//   std::vector<curve_output> curves() const;   // default: none
+//   bool thread_safe() const;                   // default: false
+//   std::string name() const;                   // default: "" (the registry sets the name)
+// The sampler, optimiser and calibrator use only this interface.
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "contactuq/units/quantity.hpp"
+
+namespace contactuq::model {
+
+// A named scalar input or output.
+struct variable {
+  std::string name;  ///< unique among the inputs (outputs) of one model, non-empty
+  units::dimension dim;  ///< physical dimension; values are in its SI unit (units::si_unit)
+  // Value an input takes when a study does not set it [SI]; NaN when a study must set it.
+  // Unused for outputs.
+  double nominal = std::numeric_limits<double>::quiet_NaN();
+};
+
+// A curve output: `points` ordinate values per evaluation over a fixed abscissa.
+struct curve_output {
+  std::string name;               ///< unique among the curves of one model, non-empty
+  units::dimension dim;           ///< dimension of the ordinate values
+  std::string abscissa_name;      ///< e.g. "x"
+  units::dimension abscissa_dim;  ///< dimension of the abscissa
+  std::vector<double> abscissa;   ///< the abscissa [SI], one value per point, non-empty
+};
+
+// What one evaluation returns: outputs[j] for output j, curves[k] for curve k (each of the
+// curve's abscissa size).
+struct evaluation {
+  std::vector<double> outputs;
+  std::vector<std::vector<double>> curves;
+};
+
+namespace detail {
+template <class T>
+concept model_like = std::copy_constructible<T> && requires(const T& t, std::span<const double> x) {
+  { t.inputs() } -> std::convertible_to<std::vector<variable>>;
+  { t.outputs() } -> std::convertible_to<std::vector<variable>>;
+  { t.evaluate(x) } -> std::convertible_to<evaluation>;
+};
+}  // namespace detail
+
+class model {
+ public:
+  // Wraps a concrete model; reads and checks its declarations once: names unique and non-empty,
+  // at least one input and one output or curve, every curve with an abscissa. Throws
+  // std::invalid_argument naming what is wrong.
+  template <class T>
+    requires(!std::same_as<std::remove_cvref_t<T>, model> && detail::model_like<T>)
+  model(T concrete) : impl_(std::make_shared<holder<T>>(std::move(concrete))) {
+    declare();
+  }
+
+  const std::string& name() const noexcept { return name_; }
+  const std::vector<variable>& inputs() const noexcept { return inputs_; }
+  const std::vector<variable>& outputs() const noexcept { return outputs_; }
+  const std::vector<curve_output>& curves() const noexcept { return curves_; }
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+  std::vector<std::string> curve_names() const;
+  // SI unit text per input / output, e.g. "m", "N*m/rad", "" for dimensionless.
+  std::vector<std::string> input_units() const;
+  std::vector<std::string> output_units() const;
+  // Index of an input by name, or inputs().size() when there is none.
+  std::size_t find_input(std::string_view name) const;
+  // Whether two threads may call evaluate() on the same object at once.
+  bool thread_safe() const noexcept { return thread_safe_; }
+
+  // Evaluates the model at x (inputs().size() SI values). Throws std::invalid_argument for a
+  // wrong number of inputs, whatever the model throws (parameter_error, model_error, ...), and
+  // std::logic_error when the model returns the wrong number of outputs or curve points.
+  evaluation evaluate(std::span<const double> x) const;
+
+  // The registry names the model it built (e.g. "receptacle_pin").
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  // A model value is copyable; a copy shares the concrete model, which is immutable through
+  // this interface. clone() makes an independent copy of the concrete model for models that
+  // are not thread safe (one per worker thread).
+  model clone() const;
+
+ private:
+  struct base {
+    virtual ~base() = default;
+    virtual std::shared_ptr<base> clone() const = 0;
+    virtual std::vector<variable> inputs() const = 0;
+    virtual std::vector<variable> outputs() const = 0;
+    virtual std::vector<curve_output> curves() const = 0;
+    virtual bool thread_safe() const = 0;
+    virtual std::string name() const = 0;
+    virtual evaluation evaluate(std::span<const double> x) const = 0;
+  };
+  template <class T>
+  struct holder final : base {
+    explicit holder(T v) : value(std::move(v)) {}
+    std::shared_ptr<base> clone() const override { return std::make_shared<holder>(value); }
+    std::vector<variable> inputs() const override { return value.inputs(); }
+    std::vector<variable> outputs() const override { return value.outputs(); }
+    std::vector<curve_output> curves() const override {
+      if constexpr (requires(const T& t) { { t.curves() } -> std::convertible_to<std::vector<curve_output>>; })
+        return value.curves();
+      else
+        return {};
+    }
+    bool thread_safe() const override {
+      if constexpr (requires(const T& t) { { t.thread_safe() } -> std::convertible_to<bool>; })
+        return value.thread_safe();
+      else
+        return false;
+    }
+    std::string name() const override {
+      if constexpr (requires(const T& t) { { t.name() } -> std::convertible_to<std::string>; })
+        return value.name();
+      else
+        return {};
+    }
+    evaluation evaluate(std::span<const double> x) const override { return value.evaluate(x); }
+    T value;
+  };
+
+  void declare();
+
+  std::shared_ptr<const base> impl_;
+  std::string name_;
+  std::vector<variable> inputs_;
+  std::vector<variable> outputs_;
+  std::vector<curve_output> curves_;
+  bool thread_safe_ = false;
+};
+
+}  // namespace contactuq::model

@@ -1,0 +1,85 @@
+#pragma once
+// Evaluating an ensemble study: samples in parallel, handed to a sink in order.
+//
+// Samples [first, N) are cut into blocks of consecutive samples. A TBB pipeline takes blocks in
+// order, evaluates the samples of a block in parallel (each sample on its own: its outputs are
+// a function of its inputs only, whatever the thread count), and passes finished blocks to the
+// sink in order. A sample whose model throws is retried or recorded, as the study's failure
+// policy says, with status failed, the exception's message and NaN outputs and curves; the
+// other samples are untouched.
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/study/ensemble_study.hpp"
+
+namespace contactuq::study {
+
+// Where finished blocks go, in order of their first sample, each exactly once.
+class sample_sink {
+ public:
+  virtual ~sample_sink() = default;
+  virtual void append(const io::ensemble_block& block) = 0;
+};
+
+// Keeps every block's values in memory, for tests and small studies.
+class memory_sink : public sample_sink {
+ public:
+  void append(const io::ensemble_block& block) override;
+  // Every sample appended, in order (blocks concatenated).
+  const io::ensemble_block& samples() const noexcept { return all_; }
+
+ private:
+  io::ensemble_block all_;
+};
+
+// Writes every block to an ensemble file (io::ensemble_writer::append).
+class writer_sink : public sample_sink {
+ public:
+  explicit writer_sink(io::ensemble_writer& writer) : writer_(writer) {}
+  void append(const io::ensemble_block& block) override { writer_.append(block); }
+
+ private:
+  io::ensemble_writer& writer_;
+};
+
+struct run_options {
+  std::size_t threads = 0;     ///< worker threads, 0: all cores (tbb::global_control)
+  std::size_t block_size = 256;  ///< samples per block handed to the sink, >= 1
+  std::size_t first = 0;       ///< first sample to evaluate (a resumed run), <= N
+  // When set (e.g. by a SIGINT handler), no new block is started; blocks in flight are
+  // finished and handed to the sink.
+  const std::atomic<bool>* stop = nullptr;
+  // Called from the sink's thread after each block with (samples done, N).
+  std::function<void(std::size_t, std::size_t)> progress;
+
+  void validate() const;  // throws parameter_error naming the field
+};
+
+struct run_summary {
+  std::size_t first = 0;      ///< first sample evaluated by this run
+  std::size_t completed = 0;  ///< samples [0, completed) are in the sink
+  std::size_t failed = 0;     ///< samples of this run with status failed
+  std::size_t retried = 0;    ///< samples that failed at least once and then succeeded
+  bool stopped = false;       ///< stopped by run_options::stop before N
+  // Under failure_policy::abort: the run stopped at the block of the first failure (that block
+  // is in the sink, later ones are not); abort_message names the sample and its error.
+  bool aborted = false;
+  std::string abort_message;
+};
+
+// Evaluates samples [options.first, N) of `study` with model inputs `inputs` (sample_inputs(
+// study), N x inputs) and hands them to `sink`. Blocks of block_size samples from `first`
+// (the last one shorter): with the same options, the sink sees the same blocks.
+run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,
+                         const run_options& options = {});
+
+// The ensemble file schema of a study: inputs with role, unit and distribution (attribute
+// "distribution", e.g. "normal(mean=0.21, sd=0.02)"), outputs, curves, and the metadata the
+// study determines (text, path, seed, design, N). Time, host and threads are the caller's.
+io::ensemble_schema ensemble_schema_for(const ensemble_study& study, const io::study_document& doc);
+
+}  // namespace contactuq::study

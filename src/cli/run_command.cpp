@@ -1,0 +1,198 @@
+#include <fmt/format.h>
+#include <tbb/info.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include "commands.hpp"
+#include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/model/registry.hpp"
+#include "contactuq/study/ensemble_runner.hpp"
+#include "contactuq/uq/statistics.hpp"
+
+// Last: <signal.h> defines macros (si_value) that clash with names in our headers.
+#include <csignal>
+
+namespace contactuq::cli {
+namespace {
+
+std::atomic<bool> interrupted = false;
+extern "C" void on_interrupt(int) { interrupted = true; }
+
+// Writes every block to the file and keeps the scalar outputs and statuses for the summary.
+class recording_sink : public study::sample_sink {
+ public:
+  recording_sink(io::ensemble_writer& writer, std::size_t outputs) : writer_(writer), outputs_(outputs) {}
+  void append(const io::ensemble_block& b) override {
+    writer_.append(b);
+    keep(b.outputs, b.status, b.messages);
+  }
+  void keep(const io::sample_matrix& outputs, const std::vector<std::int32_t>& status,
+            const std::vector<std::string>& messages) {
+    for (Eigen::Index i = 0; i < outputs.rows(); ++i)
+      for (std::size_t j = 0; j < outputs_.size(); ++j) outputs_[j].push_back(outputs(i, static_cast<Eigen::Index>(j)));
+    for (std::size_t i = 0; i < status.size(); ++i) {
+      if (status[i] == static_cast<std::int32_t>(io::sample_status::failed)) {
+        ++failed_;
+        if (first_failures_.size() < 3)
+          first_failures_.push_back(fmt::format("sample {}: {}", status_.size() + i, messages[i]));
+      }
+    }
+    status_.insert(status_.end(), status.begin(), status.end());
+  }
+  const std::vector<std::vector<double>>& outputs() const { return outputs_; }
+  std::size_t failed() const { return failed_; }
+  const std::vector<std::string>& first_failures() const { return first_failures_; }
+
+ private:
+  io::ensemble_writer& writer_;
+  std::vector<std::vector<double>> outputs_;
+  std::vector<std::int32_t> status_;
+  std::size_t failed_ = 0;
+  std::vector<std::string> first_failures_;
+};
+
+// A bar with rate and ETA on a terminal, a plain line every 10 s otherwise.
+class progress_printer {
+ public:
+  explicit progress_printer(std::size_t first) : first_(first), tty_(isatty(fileno(stderr)) != 0) {}
+  void operator()(std::size_t done, std::size_t total) {
+    const auto now = clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (done < total && now - last_ < (tty_ ? std::chrono::milliseconds(200) : std::chrono::seconds(10))) return;
+    last_ = now;
+    const double rate = elapsed > 0 ? static_cast<double>(done - first_) / elapsed : 0.0;
+    const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
+    if (tty_) {
+      const std::size_t width = 30, filled = width * done / total;
+      fmt::print(stderr, "\r[{}{}] {}/{} {:.0f} samples/s, ETA {:.0f} s   ", std::string(filled, '#'),
+                 std::string(width - filled, '.'), done, total, rate, eta);
+      if (done == total) fmt::print(stderr, "\n");
+    } else {
+      fmt::print(stderr, "{}/{} samples, {:.0f} samples/s, ETA {:.0f} s\n", done, total, rate, eta);
+    }
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  std::size_t first_;
+  bool tty_;
+  clock::time_point start_ = clock::now();
+  clock::time_point last_ = start_;
+};
+
+void print_summary(const study::ensemble_study& s, const recording_sink& sink) {
+  uq::summary_options opt;
+  opt.bootstrap_resamples = 0;  // `contactuq summarize` gives the confidence intervals
+  fmt::print("\n  {:<18} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "output", "unit", "failed",
+             "mean", "sd", "min", "5%", "50%", "95%", "max");
+  for (std::size_t j = 0; j < s.model.outputs().size(); ++j) {
+    const auto& v = s.model.outputs()[j];
+    const uq::summary u = uq::summarize(sink.outputs()[j], opt);
+    fmt::print("  {:<18} {:>8} {:>7} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g}\n", v.name,
+               units::si_unit(v.dim), u.skipped, u.mean, u.stddev, u.min, u.quantiles[0].value,
+               u.quantiles[1].value, u.quantiles[2].value, u.max);
+  }
+  fmt::print("\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
+             "outputs of samples that ran)\n",
+             sink.failed(), s.sampling.samples);
+  for (const auto& m : sink.first_failures()) fmt::print("    {}\n", m);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  CLI::App* sub = app.add_subcommand("run", "Run an ensemble (sampling) study and write it to an HDF5 file");
+  struct options {
+    std::string study;
+    std::string output;
+    std::size_t threads = 0;
+    bool resume = false;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<options>();
+  sub->add_option("study", o->study, "Study file (TOML), e.g. studies/quickstart.toml")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("-o,--output", o->output, "Ensemble file to write (default: the study's name with .h5)");
+  sub->add_option("-j,--threads", o->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 65536));
+  sub->add_flag("--resume", o->resume, "Finish an interrupted run of the same study in the same file");
+  sub->add_flag("-q,--quiet", o->quiet, "No progress and no summary");
+  sub->callback([o, &exit_code] {
+    model::register_builtin_models();
+    const auto doc = io::study_document::load(o->study);
+    const study::ensemble_study s = study::read_ensemble_study(doc);
+    const std::filesystem::path out = o->output.empty()
+                                          ? std::filesystem::path(o->study).filename().replace_extension(".h5")
+                                          : std::filesystem::path(o->output);
+    const std::size_t threads = o->threads > 0 ? o->threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+
+    io::ensemble_schema schema = study::ensemble_schema_for(s, doc);
+    schema.metadata.start_time = io::iso8601_now();
+    schema.metadata.host = io::host_name();
+    schema.metadata.threads = threads;
+
+    // What a resumed file already holds, for the summary.
+    std::optional<io::ensemble> previous;
+    if (o->resume) previous = io::read_ensemble(out);
+    io::ensemble_writer writer = o->resume ? io::ensemble_writer::resume(out, schema) : io::ensemble_writer::create(out, schema);
+    recording_sink sink(writer, s.model.outputs().size());
+    if (previous) {
+      const auto rows = static_cast<Eigen::Index>(std::min(previous->rows, writer.completed()));
+      sink.keep(previous->outputs.topRows(rows),
+                {previous->status.begin(), previous->status.begin() + rows},
+                {previous->messages.begin(), previous->messages.begin() + rows});
+    }
+
+    if (!o->quiet) {
+      fmt::print("contactuq run: {}\n", o->study);
+      if (!s.title.empty()) fmt::print("{}\n", s.title);
+      fmt::print("model {}, {} samples ({}, seed {}), {} aleatoric inputs, {} thread{}\n", s.model.name(),
+                 s.sampling.samples, uq::to_string(s.sampling.design.kind), s.sampling.design.seed,
+                 s.aleatoric().size(), threads, threads == 1 ? "" : "s");
+      if (writer.completed() > 0) fmt::print("resuming after sample {}\n", writer.completed());
+    }
+
+    const io::sample_matrix inputs = study::sample_inputs(s);
+    progress_printer progress(writer.completed());
+    study::run_options ro;
+    ro.threads = o->threads;
+    ro.block_size = writer.chunk_rows();  // whole chunks: each is compressed once
+    ro.first = writer.completed();
+    ro.stop = &interrupted;
+    if (!o->quiet) ro.progress = std::ref(progress);
+    interrupted = false;
+    const auto old_handler = std::signal(SIGINT, on_interrupt);
+    study::run_summary result;
+    try {
+      result = study::run_ensemble(s, inputs, sink, ro);
+    } catch (...) {
+      std::signal(SIGINT, old_handler);
+      throw;
+    }
+    std::signal(SIGINT, old_handler);
+
+    if (result.completed == s.sampling.samples) {
+      writer.finish(io::iso8601_now());
+      if (!o->quiet) print_summary(s, sink);
+      fmt::print("\nwrote {} ({} samples)\n", out.string(), result.completed);
+      exit_code = 0;
+    } else if (result.aborted) {
+      fmt::print(stderr, "contactuq run: aborted (failures = \"abort\"): {}\n", result.abort_message);
+      fmt::print(stderr, "{} of {} samples are in {}\n", result.completed, s.sampling.samples, out.string());
+      exit_code = 1;
+    } else {
+      fmt::print(stderr, "\ncontactuq run: interrupted; {} of {} samples are in {}. Continue with:\n  contactuq run {} -o {} --resume\n",
+                 result.completed, s.sampling.samples, out.string(), o->study, out.string());
+      exit_code = 130;
+    }
+  });
+}
+
+}  // namespace contactuq::cli

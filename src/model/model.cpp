@@ -1,0 +1,91 @@
+#include "contactuq/model/model.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <stdexcept>
+
+namespace contactuq::model {
+
+namespace {
+
+template <class T>
+void check_names(const std::vector<T>& items, const char* what) {
+  std::set<std::string> seen;
+  for (const auto& v : items) {
+    if (v.name.empty()) throw std::invalid_argument(fmt::format("model: an {} has an empty name", what));
+    if (!seen.insert(v.name).second)
+      throw std::invalid_argument(fmt::format("model: {} name \"{}\" is declared twice", what, v.name));
+  }
+}
+
+template <class T>
+std::vector<std::string> names_of(const std::vector<T>& items) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (const auto& v : items) out.push_back(v.name);
+  return out;
+}
+
+std::vector<std::string> units_of(const std::vector<variable>& items) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (const auto& v : items) out.push_back(units::si_unit(v.dim));
+  return out;
+}
+
+}  // namespace
+
+void model::declare() {
+  name_ = impl_->name();
+  inputs_ = impl_->inputs();
+  outputs_ = impl_->outputs();
+  curves_ = impl_->curves();
+  thread_safe_ = impl_->thread_safe();
+  check_names(inputs_, "input");
+  check_names(outputs_, "output");
+  check_names(curves_, "curve");
+  if (inputs_.empty()) throw std::invalid_argument("model: declares no inputs");
+  if (outputs_.empty() && curves_.empty()) throw std::invalid_argument("model: declares no outputs");
+  for (const auto& c : curves_)
+    if (c.abscissa.empty())
+      throw std::invalid_argument(fmt::format("model: curve \"{}\" has an empty abscissa", c.name));
+}
+
+std::vector<std::string> model::input_names() const { return names_of(inputs_); }
+std::vector<std::string> model::output_names() const { return names_of(outputs_); }
+std::vector<std::string> model::curve_names() const { return names_of(curves_); }
+std::vector<std::string> model::input_units() const { return units_of(inputs_); }
+std::vector<std::string> model::output_units() const { return units_of(outputs_); }
+
+std::size_t model::find_input(std::string_view name) const {
+  for (std::size_t i = 0; i < inputs_.size(); ++i)
+    if (inputs_[i].name == name) return i;
+  return inputs_.size();
+}
+
+evaluation model::evaluate(std::span<const double> x) const {
+  if (x.size() != inputs_.size())
+    throw std::invalid_argument(
+        fmt::format("model {}: evaluate got {} inputs, expected {}", name_, x.size(), inputs_.size()));
+  evaluation e = impl_->evaluate(x);
+  if (e.outputs.size() != outputs_.size())
+    throw std::logic_error(fmt::format("model {}: evaluate returned {} outputs, declared {}", name_,
+                                       e.outputs.size(), outputs_.size()));
+  if (e.curves.size() != curves_.size())
+    throw std::logic_error(fmt::format("model {}: evaluate returned {} curves, declared {}", name_,
+                                       e.curves.size(), curves_.size()));
+  for (std::size_t k = 0; k < curves_.size(); ++k)
+    if (e.curves[k].size() != curves_[k].abscissa.size())
+      throw std::logic_error(fmt::format("model {}: curve {} has {} points, declared {}", name_, curves_[k].name,
+                                         e.curves[k].size(), curves_[k].abscissa.size()));
+  return e;
+}
+
+model model::clone() const {
+  model copy = *this;
+  copy.impl_ = impl_->clone();
+  return copy;
+}
+
+}  // namespace contactuq::model

@@ -1,0 +1,90 @@
+#include "contactuq/model/receptacle_pin_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "contactuq/error.hpp"
+#include "contactuq/study/curve_study.hpp"
+
+namespace contactuq::model {
+
+namespace {
+constexpr std::size_t n_params = 11;
+}
+
+receptacle_pin_model::receptacle_pin_model(const contact::receptacle_pin_params& params,
+                                           std::vector<contact::arm_group> groups,
+                                           const contact::stroke& stroke)
+    : params_(params), groups_(std::move(groups)), stroke_(stroke) {
+  stroke_.validate();
+  if (!stroke_.round_trip)
+    throw parameter_error("round_trip", "round_trip = false: the receptacle_pin model needs the stroke both ways");
+  if (groups_.empty()) throw parameter_error("arms", "the receptacle_pin model needs at least one arm group");
+  contact::receptacle(params_, groups_);  // validates parameters, groups and geometry
+}
+
+receptacle_pin_model receptacle_pin_model::from_study(const io::study_table& table) {
+  const study::receptacle_pin_setup setup = study::read_receptacle_pin_table(table, {"stroke"});
+  const io::study_table stroke_table = table.table("stroke");
+  // Fewer points than a curve study by default: an ensemble evaluates the stroke N times.
+  contact::stroke s = study::read_stroke(stroke_table);
+  if (!stroke_table.has("points")) s.points = 200;
+  if (!s.round_trip) stroke_table.fail("round_trip", "must be true: the hysteresis energy needs the stroke both ways");
+  try {
+    return receptacle_pin_model(setup.params, setup.arms, s);
+  } catch (const parameter_error& e) {
+    table.fail(e);
+  }
+}
+
+std::vector<variable> receptacle_pin_model::inputs() const {
+  std::vector<variable> v;
+  for (const auto& p : study::receptacle_pin_parameters()) v.push_back({p.name, p.dim, params_.*p.field});
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    v.push_back({fmt::format("g{}_d0", g + 1), units::length, groups_[g].d0});
+  return v;
+}
+
+std::vector<variable> receptacle_pin_model::outputs() const {
+  return {{"peak_insertion", units::force},
+          {"peak_withdrawal", units::force},
+          {"peak_theta", units::angle},
+          {"hysteresis_energy", units::energy},
+          {"x_c", units::length}};
+}
+
+std::vector<curve_output> receptacle_pin_model::curves() const {
+  return {{"Fx_total", units::force, "x", units::length, stroke_.positions()}};
+}
+
+evaluation receptacle_pin_model::evaluate(std::span<const double> x) const {
+  contact::receptacle_pin_params p = params_;
+  const auto& info = study::receptacle_pin_parameters();
+  for (std::size_t i = 0; i < n_params; ++i) p.*info[i].field = x[i];
+  std::vector<contact::arm_group> groups = groups_;
+  for (std::size_t g = 0; g < groups.size(); ++g) groups[g].d0 = x[n_params + g];
+
+  const contact::receptacle r(p, groups);
+  contact::receptacle_curve curve = contact::evaluate_curve(r, stroke_);
+  const study::curve_summary s = study::summarize(r, curve);
+
+  double peak_theta = 0.0;
+  for (const auto& g : s.groups) peak_theta = std::max(peak_theta, g.peak_theta);
+  // W = -sum over the path of (Fx_i + Fx_i+1)/2 (x_i+1 - x_i); the reverse stroke returns to the
+  // start, so the path is closed and W is the area between the two curves.
+  double work = 0.0;
+  for (std::size_t i = 0; i + 1 < curve.x.size(); ++i)
+    work -= 0.5 * (curve.Fx_total[i] + curve.Fx_total[i + 1]) * (curve.x[i + 1] - curve.x[i]);
+  const auto& xc = r.arms().front().critical().xc;
+
+  evaluation e;
+  e.outputs = {s.peak_insertion, s.peak_withdrawal, peak_theta, work,
+               xc ? *xc : std::numeric_limits<double>::quiet_NaN()};
+  e.curves.push_back(std::move(curve.Fx_total));
+  return e;
+}
+
+}  // namespace contactuq::model

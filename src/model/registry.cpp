@@ -1,0 +1,79 @@
+#include "contactuq/model/registry.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "contactuq/model/receptacle_pin_model.hpp"
+
+namespace contactuq::model {
+
+namespace {
+
+struct registry {
+  std::mutex mutex;
+  std::map<std::string, model_factory, std::less<>> factories;
+};
+
+registry& instance() {
+  static registry r;
+  return r;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "(none; call register_builtin_models())" : out;
+}
+
+}  // namespace
+
+void register_model(std::string name, model_factory factory) {
+  if (name.empty()) throw std::invalid_argument("register_model: empty model name");
+  if (!factory) throw std::invalid_argument(fmt::format("register_model: no factory for \"{}\"", name));
+  registry& r = instance();
+  std::lock_guard lock(r.mutex);
+  if (r.factories.contains(name))
+    throw std::invalid_argument(fmt::format("register_model: \"{}\" is already registered", name));
+  r.factories.emplace(std::move(name), std::move(factory));
+}
+
+void register_builtin_models() {
+  registry& r = instance();
+  std::lock_guard lock(r.mutex);
+  r.factories.try_emplace("receptacle_pin", [](const io::study_table& t) {
+    return model(receptacle_pin_model::from_study(t));
+  });
+}
+
+std::vector<std::string> registered_models() {
+  registry& r = instance();
+  std::lock_guard lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, f] : r.factories) names.push_back(name);
+  return names;
+}
+
+bool is_registered(std::string_view name) {
+  registry& r = instance();
+  std::lock_guard lock(r.mutex);
+  return r.factories.find(name) != r.factories.end();
+}
+
+model make_model(const io::study_table& table) {
+  const std::string type = table.string("type");
+  model_factory factory;
+  {
+    registry& r = instance();
+    std::lock_guard lock(r.mutex);
+    if (auto it = r.factories.find(type); it != r.factories.end()) factory = it->second;
+  }
+  if (!factory) table.fail("type", fmt::format("unknown model type; known models: {}", joined(registered_models())));
+  model m = factory(table);
+  m.set_name(type);
+  return m;
+}
+
+}  // namespace contactuq::model

@@ -1,0 +1,209 @@
+#include "contactuq/study/ensemble_runner.hpp"
+
+#include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_pipeline.h>
+
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include "contactuq/error.hpp"
+
+namespace contactuq::study {
+
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+io::ensemble_block empty_block(const model::model& m, std::size_t first, std::size_t size) {
+  const auto rows = static_cast<Eigen::Index>(size);
+  io::ensemble_block b;
+  b.first = first;
+  b.inputs.resize(rows, static_cast<Eigen::Index>(m.inputs().size()));
+  b.outputs = io::sample_matrix::Constant(rows, static_cast<Eigen::Index>(m.outputs().size()), nan);
+  for (const auto& c : m.curves())
+    b.curves.push_back(io::sample_matrix::Constant(rows, static_cast<Eigen::Index>(c.abscissa.size()), nan));
+  b.status.assign(size, static_cast<std::int32_t>(io::sample_status::not_run));
+  b.messages.assign(size, "");
+  return b;
+}
+
+struct sample_result {
+  bool failed = false;
+  bool retried = false;
+};
+
+// Evaluates sample r of the block with `m`, writing its row; never throws.
+sample_result evaluate_sample(const model::model& m, io::ensemble_block& b, Eigen::Index r, int attempts) {
+  const std::span<const double> x(b.inputs.row(r).data(), static_cast<std::size_t>(b.inputs.cols()));
+  std::string message;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    try {
+      model::evaluation e = m.evaluate(x);
+      for (std::size_t j = 0; j < e.outputs.size(); ++j) b.outputs(r, static_cast<Eigen::Index>(j)) = e.outputs[j];
+      for (std::size_t k = 0; k < e.curves.size(); ++k)
+        b.curves[k].row(r) = Eigen::Map<const Eigen::RowVectorXd>(e.curves[k].data(),
+                                                                  static_cast<Eigen::Index>(e.curves[k].size()));
+      b.status[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(io::sample_status::ok);
+      if (attempt > 0)
+        b.messages[static_cast<std::size_t>(r)] = fmt::format("succeeded at attempt {}: {}", attempt + 1, message);
+      return {false, attempt > 0};
+    } catch (const std::exception& e) {
+      message = e.what();
+    } catch (...) {
+      message = "unknown exception";
+    }
+  }
+  // A failed attempt may have written part of a row before throwing: none of it is kept.
+  b.outputs.row(r).setConstant(nan);
+  for (auto& c : b.curves) c.row(r).setConstant(nan);
+  b.status[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(io::sample_status::failed);
+  b.messages[static_cast<std::size_t>(r)] = attempts > 1 ? fmt::format("{} (after {} attempts)", message, attempts)
+                                                         : message;
+  return {true, false};
+}
+
+}  // namespace
+
+void memory_sink::append(const io::ensemble_block& block) {
+  if (all_.status.empty()) {
+    all_ = block;
+    return;
+  }
+  if (block.first != all_.first + all_.size())
+    throw std::invalid_argument(fmt::format("memory_sink: block starts at sample {}, expected {}", block.first,
+                                            all_.first + all_.size()));
+  auto stack = [](io::sample_matrix& a, const io::sample_matrix& b) {
+    io::sample_matrix c(a.rows() + b.rows(), b.cols());
+    c << a, b;
+    a = std::move(c);
+  };
+  stack(all_.inputs, block.inputs);
+  stack(all_.outputs, block.outputs);
+  for (std::size_t k = 0; k < block.curves.size(); ++k) stack(all_.curves[k], block.curves[k]);
+  all_.status.insert(all_.status.end(), block.status.begin(), block.status.end());
+  all_.messages.insert(all_.messages.end(), block.messages.begin(), block.messages.end());
+}
+
+void run_options::validate() const {
+  require(block_size >= 1, "block_size", static_cast<double>(block_size), "", ">= 1");
+  require(threads <= 65536, "threads", static_cast<double>(threads), "", "in [0, 65536]");
+}
+
+run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,
+                         const run_options& options) {
+  options.validate();
+  const std::size_t n = study.sampling.samples;
+  const model::model& m = study.model;
+  if (static_cast<std::size_t>(inputs.rows()) != n || static_cast<std::size_t>(inputs.cols()) != m.inputs().size())
+    throw std::invalid_argument(fmt::format("run_ensemble: inputs are {} x {}, the study needs {} x {}",
+                                            inputs.rows(), inputs.cols(), n, m.inputs().size()));
+  require(options.first <= n, "first", static_cast<double>(options.first), "", "<= the number of samples");
+
+  std::optional<tbb::global_control> limit;
+  if (options.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, options.threads);
+  const std::size_t workers =
+      options.threads > 0 ? options.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  const int attempts = study.sampling.failures == failure_policy::retry ? 1 + study.sampling.retries : 1;
+  const bool abort_on_failure = study.sampling.failures == failure_policy::abort;
+
+  // Models that are not thread safe get one clone per worker thread.
+  tbb::enumerable_thread_specific<std::optional<model::model>> clones;
+  auto model_for_thread = [&]() -> const model::model& {
+    if (m.thread_safe()) return m;
+    auto& local = clones.local();
+    if (!local) local.emplace(m.clone());
+    return *local;
+  };
+
+  run_summary summary;
+  summary.first = summary.completed = options.first;
+  std::size_t next = options.first;
+  std::atomic<bool> aborting = false;
+  using block_ptr = std::shared_ptr<io::ensemble_block>;
+  struct evaluated {
+    block_ptr block;
+    std::size_t failed = 0, retried = 0;
+    std::optional<std::size_t> first_failure;
+  };
+
+  tbb::parallel_pipeline(
+      2 * workers + 1,
+      tbb::make_filter<void, block_ptr>(
+          tbb::filter_mode::serial_in_order,
+          [&](tbb::flow_control& fc) -> block_ptr {
+            if (next >= n || aborting.load() || (options.stop && options.stop->load())) {
+              fc.stop();
+              return nullptr;
+            }
+            const std::size_t size = std::min(options.block_size, n - next);
+            auto b = std::make_shared<io::ensemble_block>(empty_block(m, next, size));
+            b->inputs = inputs.middleRows(static_cast<Eigen::Index>(next), static_cast<Eigen::Index>(size));
+            next += size;
+            return b;
+          }) &
+          tbb::make_filter<block_ptr, evaluated>(
+              tbb::filter_mode::parallel,
+              [&](block_ptr b) {
+                std::vector<sample_result> results(b->size());
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b->size(), 1),
+                                  [&](const tbb::blocked_range<std::size_t>& range) {
+                                    const model::model& local = model_for_thread();
+                                    for (std::size_t r = range.begin(); r < range.end(); ++r)
+                                      results[r] = evaluate_sample(local, *b, static_cast<Eigen::Index>(r), attempts);
+                                  });
+                evaluated out;
+                out.block = std::move(b);
+                for (std::size_t r = 0; r < results.size(); ++r) {
+                  out.failed += results[r].failed;
+                  out.retried += results[r].retried;
+                  if (results[r].failed && !out.first_failure) out.first_failure = r;
+                }
+                return out;
+              }) &
+          tbb::make_filter<evaluated, void>(tbb::filter_mode::serial_in_order, [&](evaluated e) {
+            // After an abort, blocks already in flight are dropped: what reaches the sink does
+            // not depend on timing.
+            if (summary.aborted) return;
+            sink.append(*e.block);
+            summary.completed = e.block->first + e.block->size();
+            summary.failed += e.failed;
+            summary.retried += e.retried;
+            if (abort_on_failure && e.first_failure) {
+              summary.aborted = true;
+              aborting = true;
+              const std::size_t i = e.block->first + *e.first_failure;
+              summary.abort_message = fmt::format("sample {} failed: {}", i, e.block->messages[*e.first_failure]);
+            }
+            if (options.progress) options.progress(summary.completed, n);
+          }));
+  summary.stopped = !summary.aborted && summary.completed < n;
+  return summary;
+}
+
+io::ensemble_schema ensemble_schema_for(const ensemble_study& study, const io::study_document& doc) {
+  io::ensemble_schema s;
+  for (const input_spec& in : study.inputs) {
+    io::ensemble_input e{in.name, in.unit, in.role, {}};
+    if (in.distribution) e.attributes.emplace_back("distribution", in.distribution->describe());
+    else e.attributes.emplace_back("value", fmt::format("{}", in.value));
+    s.inputs.push_back(std::move(e));
+  }
+  for (const model::variable& v : study.model.outputs()) s.outputs.push_back({v.name, units::si_unit(v.dim)});
+  for (const model::curve_output& c : study.model.curves())
+    s.curves.push_back({c.name, c.abscissa.size(), c.abscissa_name, units::si_unit(c.abscissa_dim),
+                        units::si_unit(c.dim), c.abscissa});
+  s.metadata.study_text = doc.text();
+  s.metadata.study_path = doc.file();
+  s.metadata.seed = study.sampling.design.seed;
+  s.metadata.design = uq::to_string(study.sampling.design.kind);
+  s.metadata.samples = study.sampling.samples;
+  return s;
+}
+
+}  // namespace contactuq::study

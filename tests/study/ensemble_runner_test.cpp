@@ -1,0 +1,201 @@
+#include "contactuq/study/ensemble_runner.hpp"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <fstream>
+#include <sstream>
+
+#include "contactuq/error.hpp"
+#include "contactuq/model/registry.hpp"
+
+using namespace contactuq;
+using namespace contactuq::study;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string source_dir = CONTACTUQ_SOURCE_DIR;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The quickstart study made small (N = 40, 60 stroke points each way) with edits.
+ensemble_study small_study(std::vector<std::pair<std::string, std::string>> edits = {}) {
+  model::register_builtin_models();
+  std::string text = read_text(source_dir + "/studies/quickstart.toml");
+  edits.insert(edits.begin(), {{"samples = 1000", "samples = 40"}, {"points = 200 ", "points = 60 "}});
+  for (const auto& [from, to] : edits) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  }
+  return read_ensemble_study(io::study_document::parse(text, "quickstart.toml"));
+}
+
+// Friction up to 5: large values lock the arms (Williams (1.4): Lmn - mu Lmt changes sign).
+const std::pair<std::string, std::string> large_mu{"high = 0.21", "high = 5.0"};
+
+run_options opts(std::size_t threads, std::size_t block_size, std::size_t first = 0,
+                 const std::atomic<bool>* stop = nullptr) {
+  run_options o;
+  o.threads = threads;
+  o.block_size = block_size;
+  o.first = first;
+  o.stop = stop;
+  return o;
+}
+
+bool same_bits(const io::sample_matrix& a, const io::sample_matrix& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+io::ensemble_block run(const ensemble_study& s, run_options options) {
+  memory_sink sink;
+  const run_summary summary = run_ensemble(s, sample_inputs(s), sink, options);
+  CHECK(summary.completed == s.sampling.samples);
+  return sink.samples();
+}
+
+// y = x^2 that throws when two threads call the same object at once: declares itself not thread
+// safe. A copy has its own guard.
+struct single_threaded_square {
+  std::shared_ptr<std::atomic<int>> active = std::make_shared<std::atomic<int>>(0);
+  single_threaded_square() = default;
+  single_threaded_square(const single_threaded_square&) : active(std::make_shared<std::atomic<int>>(0)) {}
+  std::vector<model::variable> inputs() const { return {{"x", units::length, 1.0}}; }
+  std::vector<model::variable> outputs() const { return {{"y", units::length * units::length}}; }
+  model::evaluation evaluate(std::span<const double> x) const {
+    if (active->fetch_add(1) != 0) {
+      active->fetch_sub(1);
+      throw model_error("called concurrently");
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // widen the window for a race
+    active->fetch_sub(1);
+    return {{x[0] * x[0]}, {}};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("every sample equals the model evaluated at its inputs", "[ensemble_runner]") {
+  const ensemble_study s = small_study();
+  const io::ensemble_block b = run(s, opts(2, 7));
+  const io::sample_matrix x = sample_inputs(s);
+  CHECK(same_bits(b.inputs, x));
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const model::evaluation e = s.model.evaluate(std::span(x.row(i).data(), static_cast<std::size_t>(x.cols())));
+    CHECK(b.status[static_cast<std::size_t>(i)] == 0);
+    CHECK(b.outputs.row(i) == Eigen::Map<const Eigen::RowVectorXd>(e.outputs.data(), 5));
+    CHECK(b.curves[0].row(i) == Eigen::Map<const Eigen::RowVectorXd>(e.curves[0].data(), 120));
+  }
+}
+
+TEST_CASE("outputs are bit-identical at 1 and 2 threads and any block size", "[ensemble_runner]") {
+  const ensemble_study s = small_study({large_mu});
+  const io::ensemble_block one = run(s, opts(1, 256));
+  const io::ensemble_block two = run(s, opts(2, 3));
+  CHECK(same_bits(one.inputs, two.inputs));
+  CHECK(same_bits(one.outputs, two.outputs));  // NaN rows compare by bits too
+  CHECK(same_bits(one.curves[0], two.curves[0]));
+  CHECK(one.status == two.status);
+  CHECK(one.messages == two.messages);
+}
+
+TEST_CASE("a model that fails on some samples records them; the others are intact", "[ensemble_runner]") {
+  const ensemble_study s = small_study({large_mu});
+  memory_sink sink;
+  const io::sample_matrix x = sample_inputs(s);
+  const run_summary summary = run_ensemble(s, x, sink, opts(2, 8));
+  const io::ensemble_block& b = sink.samples();
+  std::size_t failed = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const std::span<const double> row(x.row(i).data(), static_cast<std::size_t>(x.cols()));
+    try {
+      const model::evaluation e = s.model.evaluate(row);
+      CHECK(b.status[k] == static_cast<std::int32_t>(io::sample_status::ok));
+      CHECK(b.messages[k].empty());
+      CHECK(b.outputs.row(i) == Eigen::Map<const Eigen::RowVectorXd>(e.outputs.data(), 5));
+    } catch (const model_error& e) {
+      ++failed;
+      CHECK(b.status[k] == static_cast<std::int32_t>(io::sample_status::failed));
+      CHECK(b.messages[k] == e.what());
+      CHECK_THAT(b.messages[k], Contains("friction lock"));
+      CHECK(b.outputs.row(i).array().isNaN().all());
+      CHECK(b.curves[0].row(i).array().isNaN().all());
+    }
+  }
+  // Friction locks for mu above about 1 on this geometry: a good share of U(0.02, 5) fails.
+  CHECK(failed > 5);
+  CHECK(failed < 40);
+  CHECK(summary.failed == failed);
+  CHECK_FALSE(summary.aborted);
+  CHECK(summary.completed == 40);
+}
+
+TEST_CASE("failure policies: abort stops at the block of the first failure, retry reports attempts",
+          "[ensemble_runner]") {
+  const ensemble_study recorded = small_study({large_mu});
+  const io::ensemble_block all = run(recorded, opts(1, 5));
+  const auto first_failure = static_cast<std::size_t>(
+      std::find(all.status.begin(), all.status.end(), 1) - all.status.begin());
+  REQUIRE(first_failure < 40);
+
+  const ensemble_study aborting = small_study({large_mu, {"failures = \"record\"", "failures = \"abort\""}});
+  memory_sink sink;
+  const run_summary summary = run_ensemble(aborting, sample_inputs(aborting), sink, opts(2, 5));
+  CHECK(summary.aborted);
+  CHECK(summary.completed == (first_failure / 5 + 1) * 5);
+  CHECK(sink.samples().size() == summary.completed);
+  CHECK_THAT(summary.abort_message, Contains(fmt::format("sample {} failed: friction lock", first_failure)));
+
+  const ensemble_study retrying =
+      small_study({large_mu, {"failures = \"record\"", "failures = \"retry\"\nretries = 2"}});
+  const io::ensemble_block r = run(retrying, opts(2, 5));
+  CHECK(r.status == all.status);  // a deterministic model fails again
+  CHECK_THAT(r.messages[first_failure], Contains("friction lock") && Contains("(after 3 attempts)"));
+}
+
+TEST_CASE("a resumed run hands on exactly the samples an uninterrupted run would", "[ensemble_runner]") {
+  const ensemble_study s = small_study();
+  const io::ensemble_block all = run(s, opts(2, 4));
+  memory_sink tail;
+  const run_summary summary = run_ensemble(s, sample_inputs(s), tail, opts(2, 4, 26));
+  CHECK(summary.first == 26);
+  CHECK(summary.completed == 40);
+  REQUIRE(tail.samples().first == 26);
+  CHECK(same_bits(tail.samples().outputs, all.outputs.bottomRows(14)));
+  CHECK(same_bits(tail.samples().curves[0], all.curves[0].bottomRows(14)));
+}
+
+TEST_CASE("a stop request starts no new block", "[ensemble_runner]") {
+  const ensemble_study s = small_study();
+  std::atomic<bool> stop = true;
+  memory_sink sink;
+  const run_summary summary = run_ensemble(s, sample_inputs(s), sink, opts(2, 256, 10, &stop));
+  CHECK(summary.stopped);
+  CHECK(summary.completed == 10);
+  CHECK(sink.samples().size() == 0);
+}
+
+TEST_CASE("models that are not thread safe are evaluated on per-thread clones", "[ensemble_runner]") {
+  model::model m(single_threaded_square{});
+  REQUIRE_FALSE(m.thread_safe());
+  ensemble_study s{"", m, {{"x", "m", io::input_role::aleatoric, 0.0, uq::make_uniform(1.0, 2.0)}}, {}};
+  s.sampling.samples = 500;
+  const io::sample_matrix x = sample_inputs(s);
+  memory_sink sink;
+  run_ensemble(s, x, sink, opts(2, 50));
+  CHECK(std::count(sink.samples().status.begin(), sink.samples().status.end(), 0) == 500);
+  CHECK(sink.samples().outputs.col(0) == x.col(0).array().square().matrix());
+}
