@@ -30,6 +30,7 @@ test: test-release test-asan
 
 bench: build
 	bash bench/run_curve_peer.sh
+	bash bench/run_impact_peer.sh
 
 clean:
 	rm -rf build out

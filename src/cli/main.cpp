@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   contactuq::cli::add_curve_command(app, exit_code);
+  contactuq::cli::add_impact_command(app, exit_code);
   contactuq::cli::add_units_command(app, exit_code);
   contactuq::cli::add_run_command(app, exit_code);
   try {

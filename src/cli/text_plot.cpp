@@ -34,13 +34,13 @@ std::string text_plot(const std::vector<plot_series>& series, int width, int hei
       grid[static_cast<std::size_t>(row_of(s.y[i]))][static_cast<std::size_t>(col_of(s.x[i]))] = s.mark;
 
   std::string out = fmt::format("  {}\n", y_label);
-  for (int r = 0; r < height; ++r) {
-    std::string label;
-    if (r == 0) label = fmt::format("{:.3g}", y1);
-    if (r == height - 1) label = fmt::format("{:.3g}", y0);
-    if (r == zero_row) label = "0";
-    out += fmt::format("{:>9} |{}\n", label, grid[static_cast<std::size_t>(r)]);
-  }
+  auto label = [&](int r) -> std::string {
+    if (r == zero_row) return "0";
+    if (r == 0) return fmt::format("{:.3g}", y1);
+    if (r == height - 1) return fmt::format("{:.3g}", y0);
+    return {};
+  };
+  for (int r = 0; r < height; ++r) out += fmt::format("{:>9} |{}\n", label(r), grid[static_cast<std::size_t>(r)]);
   out += fmt::format("{:>9} +{}\n", "", std::string(static_cast<std::size_t>(width), '-'));
   out += fmt::format("{:>9}  {:<{}}{:>{}}\n", "", fmt::format("{:.3g}", x0), width / 2,
                      fmt::format("{:.3g}", x1), width - width / 2);

@@ -85,3 +85,16 @@ TEST_CASE("units converts a value to SI", "[cli]") {
   CHECK_THAT(r.output, Contains("N*m/rad") && Contains("torsional stiffness"));
   CHECK(run("units \"3 furlong\"").exit_code == 2);
 }
+
+TEST_CASE("impact prints the law comparison and writes the CSV", "[cli]") {
+  const auto csv = (std::filesystem::temp_directory_path() / "contactuq_impact_test.csv").string();
+  const auto r = run("impact " + studies + "impact_models.toml -o " + csv);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("coefficient of restitution") && Contains("thornton") &&
+                           Contains("434 impacts, 0 failed") && Contains("wrote " + csv + " (434 rows)"));
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  CHECK(header.rfind("law,approach_velocity [m/s],status,restitution", 0) == 0);
+  std::filesystem::remove(csv);
+}

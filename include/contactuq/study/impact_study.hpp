@@ -1,0 +1,43 @@
+#pragma once
+// The `impact` study: a single two-body impact (dynamics/single_impact.hpp) simulated with each
+// of a list of contact laws over a range of approach velocities, to compare the laws' predicted
+// restitution, peak force, overlap and dissipated energy (Brake 2014, seeds/001_…).
+
+#include <string>
+#include <vector>
+
+#include "contactuq/contact/law_registry.hpp"
+#include "contactuq/dynamics/single_impact.hpp"
+#include "contactuq/io/study_file.hpp"
+
+namespace contactuq::study {
+
+struct impact_study_options {
+  std::string title;
+  contact::contact_pair pair;       ///< bodies, materials, radii
+  dynamics::impact_options solver;  ///< masses, tolerances; approach_velocity set per case
+  std::vector<std::string> laws;    ///< registry names, in the order reported
+  std::vector<std::string> labels;  ///< what each entry is called in results (label or name)
+  std::vector<contact::law_inputs> law_inputs;  ///< per law: the pair plus explicit values
+  std::vector<double> velocities;   ///< approach velocities v0 [m/s]
+};
+
+// Reads and validates an impact study; laws are built once here so that a bad law parameter is
+// reported with its file, line and key. `data_dir` holds materials.toml unless the study names
+// another table.
+impact_study_options read_impact_study(const io::study_document& doc, const std::string& data_dir);
+
+struct impact_case {
+  std::string law;   ///< the entry's label
+  double velocity;  ///< v0 [m/s]
+  dynamics::impact_result result;
+};
+
+// Every law at every velocity; a failed impact is recorded in its result's status, never thrown.
+std::vector<impact_case> run_impact_study(const impact_study_options& options);
+
+// CSV, one row per (law, v0): law,v0 [m/s],status,restitution,peak_force [N],peak_overlap [m],
+// contact_duration [s],residual_overlap [m],energy_dissipated [J],message
+void write_impact_csv(const std::string& path, const std::vector<impact_case>& cases);
+
+}  // namespace contactuq::study

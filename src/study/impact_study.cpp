@@ -1,0 +1,213 @@
+#include "contactuq/study/impact_study.hpp"
+
+#include <fmt/format.h>
+#include <fmt/os.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "contactuq/contact/material.hpp"
+
+namespace contactuq::study {
+namespace u = units;
+namespace {
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+
+struct body {
+  contact::material material;
+  double radius;
+  double mass;
+};
+
+// A body: a material from the table (properties may be overridden) or given in full; a radius
+// or "flat"; a mass or "fixed" (default for a flat: fixed; for a sphere: solid, of its density).
+body read_body(const io::study_table& t, const contact::material_table& materials) {
+  t.allow_only({"material", "radius", "mass", "modulus", "poisson", "yield_strength", "density",
+                "brinell_hardness"});
+  body b;
+  if (t.has("material")) {
+    const std::string name = t.string("material");
+    if (!materials.contains(name)) {
+      std::string known;
+      for (const auto& n : materials.names()) {
+        if (!known.empty()) known += ", ";
+        known += n;
+      }
+      t.fail("material", fmt::format("unknown material; the table has: {}", known));
+    }
+    b.material = materials.at(name);
+  } else {
+    b.material.name = t.path();
+    b.material.description = "given in the study";
+  }
+  auto& m = b.material;
+  m.modulus = t.quantity_or("modulus", u::pressure, m.modulus);
+  m.poisson = t.quantity_or("poisson", u::dimensionless, m.poisson);
+  m.yield_strength = t.quantity_or("yield_strength", u::pressure, m.yield_strength);
+  m.density = t.quantity_or("density", u::density, m.density);
+  m.brinell_hardness = t.quantity_or("brinell_hardness", u::dimensionless, m.brinell_hardness);
+  try {
+    m.validate();
+  } catch (const parameter_error& e) {
+    t.fail(e);
+  }
+  const bool flat = t.value_text("radius") == "\"flat\"";
+  b.radius = flat ? contact::flat_radius : t.quantity("radius", u::length);
+  if (!(b.radius > 0)) t.fail("radius", "must be > 0, or \"flat\"");
+  if (t.value_text("mass") == "\"fixed\"" || (flat && !t.has("mass")))
+    b.mass = infinity;
+  else if (t.has("mass"))
+    b.mass = t.quantity("mass", u::mass);
+  else
+    b.mass = m.density * 4.0 / 3.0 * std::numbers::pi * std::pow(b.radius, 3);
+  if (!(b.mass > 0)) t.fail("mass", "must be > 0, or \"fixed\"");
+  return b;
+}
+
+// Approach velocities: a list, or { from, to, points, spacing = "log" | "linear" }.
+std::vector<double> read_velocities(const io::study_table& impact) {
+  constexpr std::string_view key = "approach_velocity";
+  if (impact.value_text(key).front() == '[') {
+    auto v = impact.quantities(key, u::velocity);
+    for (double x : v)
+      if (!(x > 0)) impact.fail(key, "every approach velocity must be > 0");
+    return v;
+  }
+  const io::study_table t = impact.table(key);
+  t.allow_only({"from", "to", "points", "spacing"});
+  const double from = t.quantity("from", u::velocity), to = t.quantity("to", u::velocity);
+  const std::int64_t points = t.integer_or("points", 20);
+  const bool log = t.choice("spacing", {"log", "linear"}, "log") == "log";
+  if (!(from > 0)) t.fail("from", "must be > 0");
+  if (!(to >= from)) t.fail("to", "must be >= 'from'");
+  if (points < 1 || points > 100000) t.fail("points", "must be an integer in [1, 100000]");
+  std::vector<double> v;
+  for (std::int64_t i = 0; i < points; ++i) {
+    const double s = points == 1 ? 0.0 : static_cast<double>(i) / static_cast<double>(points - 1);
+    v.push_back(log ? from * std::pow(to / from, s) : from + (to - from) * s);
+  }
+  return v;
+}
+
+}  // namespace
+
+impact_study_options read_impact_study(const io::study_document& doc, const std::string& data_dir) {
+  const io::study_table root = doc.root();
+  root.allow_only({"study", "material_table", "impact", "laws", "output"});
+  impact_study_options opt;
+  if (auto study = root.optional_table("study")) {
+    study->allow_only({"kind", "title"});
+    study->choice("kind", {"impact"}, "impact");
+    opt.title = study->string_or("title", "");
+  }
+
+  const std::string table_path = root.string_or("material_table", data_dir + "/materials.toml");
+  const auto materials = contact::material_table::load(table_path);
+  const io::study_table impact = root.table("impact");
+  impact.allow_only({"approach_velocity", "relative_tolerance", "absolute_tolerance", "max_steps",
+                     "integrator", "body_1", "body_2"});
+  const body b1 = read_body(impact.table("body_1"), materials);
+  const body b2 = read_body(impact.table("body_2"), materials);
+  if (std::isinf(b1.radius) && std::isinf(b2.radius))
+    impact.table("body_2").fail("radius", "two flats cannot impact; give one body a radius");
+  if (std::isinf(b1.mass)) impact.table("body_1").fail("mass", "the moving body needs a finite mass");
+  opt.pair.body_1 = b1.material;
+  opt.pair.body_2 = b2.material;
+  opt.pair.radius_1 = b1.radius;
+  opt.pair.radius_2 = b2.radius;
+
+  auto& s = opt.solver;
+  s.mass_1 = b1.mass;
+  s.mass_2 = b2.mass;
+  s.relative_tolerance = impact.quantity_or("relative_tolerance", u::dimensionless, s.relative_tolerance);
+  s.absolute_tolerance = impact.quantity_or("absolute_tolerance", u::dimensionless, s.absolute_tolerance);
+  s.max_steps = impact.integer_or("max_steps", s.max_steps);
+  s.integrator = impact.choice("integrator", {"dopri5", "cvode_adams"}, "dopri5") == "dopri5"
+                     ? dynamics::impact_integrator::dopri5
+                     : dynamics::impact_integrator::cvode_adams;
+  opt.velocities = read_velocities(impact);
+  s.approach_velocity = opt.velocities.front();
+  try {
+    s.validate();
+  } catch (const parameter_error& e) {
+    impact.fail(e);
+  }
+
+  contact::register_builtin_laws();
+  const auto known = contact::registered_laws();
+  for (const io::study_table& law : root.tables("laws")) {
+    const std::string name = law.string("name");
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) {
+        if (!list.empty()) list += ", ";
+        list += k;
+      }
+      law.fail("name", fmt::format("unknown contact law; known laws: {}", list));
+    }
+    contact::law_inputs inputs;
+    inputs.pair = opt.pair;
+    // Law parameters: SI values by the law's field names; the law itself checks names and ranges.
+    for (const auto& key : law.keys()) {
+      if (key == "name" || key == "label") continue;
+      if (law.value_text(key).front() == '"') {
+        try {
+          inputs.values[key] = u::parse_quantity(law.string(key)).si;
+        } catch (const std::invalid_argument& e) {
+          law.fail(key, e.what());
+        }
+      } else {
+        inputs.values[key] = law.quantity(key, u::dimensionless);
+      }
+    }
+    try {
+      contact::make_law(name, inputs);
+    } catch (const parameter_error& e) {
+      law.fail(e);
+    }
+    const std::string label = law.string_or("label", name);
+    if (std::find(opt.labels.begin(), opt.labels.end(), label) != opt.labels.end())
+      law.fail("name", fmt::format("'{}' appears twice; give each entry a distinct label", label));
+    opt.laws.push_back(name);
+    opt.labels.push_back(label);
+    opt.law_inputs.push_back(std::move(inputs));
+  }
+  if (auto output = root.optional_table("output")) output->allow_only({"file"});
+  return opt;
+}
+
+std::vector<impact_case> run_impact_study(const impact_study_options& options) {
+  std::vector<impact_case> cases;
+  dynamics::impact_simulator simulator;
+  for (std::size_t l = 0; l < options.laws.size(); ++l) {
+    const contact::contact_law law = contact::make_law(options.laws[l], options.law_inputs[l]);
+    for (double v0 : options.velocities) {
+      dynamics::impact_options o = options.solver;
+      o.approach_velocity = v0;
+      cases.push_back({options.labels[l], v0, simulator.run(law, o)});
+    }
+  }
+  return cases;
+}
+
+void write_impact_csv(const std::string& path, const std::vector<impact_case>& cases) {
+  auto out = fmt::output_file(path);
+  out.print(
+      "law,approach_velocity [m/s],status,restitution,peak_force [N],peak_overlap [m],"
+      "contact_duration [s],residual_overlap [m],energy_dissipated [J],message\n");
+  for (const auto& c : cases) {
+    const auto& r = c.result;
+    auto cell = [&](double v) { return r.ok() && !std::isnan(v) ? fmt::format("{}", v) : std::string(); };
+    std::string message = r.message;
+    std::replace(message.begin(), message.end(), '"', '\'');
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    out.print("{},{},{},{},{},{},{},{},{},\"{}\"\n", c.law, c.velocity, r.ok() ? "ok" : "failed",
+              cell(r.restitution), cell(r.peak_force), cell(r.peak_overlap), cell(r.contact_duration),
+              cell(r.residual_overlap), cell(r.energy_dissipated), message);
+  }
+}
+
+}  // namespace contactuq::study
