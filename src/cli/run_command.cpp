@@ -16,7 +16,7 @@
 #include "contactuq/study/ensemble_runner.hpp"
 #include "contactuq/uq/statistics.hpp"
 
-// Last: <signal.h> defines macros (si_value) that clash with names in our headers.
+// Last: <signal.h> defines macros (e.g. si_value) that could clash with names in our headers.
 #include <csignal>
 
 namespace contactuq::cli {

@@ -200,12 +200,12 @@ double to_si(std::string_view text, dimension expected) {
                                           describe(q.dim), describe(expected), example(expected)));
 }
 
-double from_si(double si_value, std::string_view unit_text, dimension expected) {
+double from_si(double value_si, std::string_view unit_text, dimension expected) {
   const unit u = parse_unit(unit_text);
   if (!(u.dim == expected))
     throw std::invalid_argument(fmt::format("unit \"{}\" is {}, expected {}", unit_text,
                                             describe(u.dim), describe(expected)));
-  return si_value / u.to_si;
+  return value_si / u.to_si;
 }
 
 }  // namespace contactuq::units

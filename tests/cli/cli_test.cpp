@@ -1,33 +1,19 @@
 // The contactuq executable, run as a user would.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "run_cli.hpp"
+
 using Catch::Matchers::Contains;
 
 namespace {
 
-struct result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
-
-result run(const std::string& args) {
-  const std::string command = std::string(CONTACTUQ_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+cli_result run(const std::string& args) { return run_cli(args); }
 
 const std::string studies = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/";
 

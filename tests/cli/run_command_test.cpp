@@ -14,8 +14,9 @@
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/model/registry.hpp"
 #include "contactuq/study/ensemble_study.hpp"
+#include "run_cli.hpp"
 
-// Last: <signal.h> defines macros (si_value) that clash with names in our headers.
+// Last: <signal.h> defines macros (e.g. si_value) that could clash with names in our headers.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -25,22 +26,6 @@ using namespace contactuq;
 using Catch::Matchers::Contains;
 
 namespace {
-
-struct result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
-
-result run_cli(const std::string& args) {
-  const std::string command = std::string(CONTACTUQ_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -100,7 +85,7 @@ void check_same_samples(const io::ensemble& a, const io::ensemble& b) {
 TEST_CASE("run writes the ensemble and prints a summary, the same at -j 1 and -j 2", "[cli][run]") {
   scratch s;
   const std::string study = write_study(s, 60, 40);
-  const result one = run_cli("run " + study + " -o " + (s / "one.h5") + " -j 1");
+  const cli_result one = run_cli("run " + study + " -o " + (s / "one.h5") + " -j 1");
   INFO(one.output);
   REQUIRE(one.exit_code == 0);
   CHECK_THAT(one.output, Contains("peak_insertion") && Contains("hysteresis_energy"));
@@ -156,7 +141,7 @@ TEST_CASE("a run killed with SIGKILL and resumed equals an uninterrupted run", "
   if (!interrupted) WARN("the run finished before it could be killed; the resume below has nothing to do");
   if (interrupted) CHECK(io::read_ensemble(killed).rows < 6000);
 
-  const result resumed = run_cli("run " + study + " -o " + killed + " -j 2 --resume");
+  const cli_result resumed = run_cli("run " + study + " -o " + killed + " -j 2 --resume");
   INFO(resumed.output);
   REQUIRE(resumed.exit_code == 0);
   CHECK_THAT(resumed.output, Contains("failed samples: 0 of 6000"));
@@ -172,7 +157,7 @@ TEST_CASE("run: a bad study is one line with file, line and key, exit code 2", "
   text.replace(text.find("[parameters.K]"), 14, "[parameters.Kk]");
   const std::string bad = s / "bad.toml";
   std::ofstream(bad) << text;
-  const result r = run_cli("run " + bad + " -o " + (s / "bad.h5"));
+  const cli_result r = run_cli("run " + bad + " -o " + (s / "bad.h5"));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Contains("contactuq: error: " + bad + ":") && Contains("parameters.Kk") &&
                            Contains("not an input of model receptacle_pin"));

@@ -70,7 +70,7 @@ quantity parse_quantity(std::string_view text);
 double to_si(std::string_view text, dimension expected);
 
 // Converts an SI value to the given unit expression; throws if the dimensions differ.
-double from_si(double si_value, std::string_view unit_text, dimension expected);
+double from_si(double value_si, std::string_view unit_text, dimension expected);
 
 // Every unit symbol the parser knows, comma-separated, for messages and documentation.
 std::string known_units();
