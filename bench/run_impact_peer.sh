@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Impacts per second, ours (CVODE, bench/impact_bench.cpp) against the SciPy solve_ivp peer
+# Impacts per second, ours (bench/impact_bench.cpp) against the SciPy solve_ivp peer
 # (bench/peers/impact_peer.py) on the same impact at the same tolerance, single thread. Prints the
 # restitution each side computed and the throughput ratio ours / peer (against the peer's fastest
 # method), for our default integrator (dopri5) and for CVODE. Machines here are shared: read the
