@@ -112,11 +112,9 @@ receptacle_pin_setup read_receptacle_pin_table(const io::study_table& model,
   model_keys.insert(model_keys.end(), extra_keys.begin(), extra_keys.end());
   for (const auto& p : receptacle_pin_parameters()) model_keys.push_back(p.name);
   for (const auto& key : model.keys())
-    if (std::find(model_keys.begin(), model_keys.end(), key) == model_keys.end()) {
-      std::string allowed;
-      for (auto k : model_keys) allowed += fmt::format("{}{}", allowed.empty() ? "" : ", ", k);
-      model.fail(key, fmt::format("unknown key in [model] of type receptacle_pin; allowed keys: {}", allowed));
-    }
+    if (std::find(model_keys.begin(), model_keys.end(), key) == model_keys.end())
+      model.fail(key, fmt::format("unknown key in [model] of type receptacle_pin; allowed keys: {}",
+                                  fmt::join(model_keys, ", ")));
   if (model.string("type") != "receptacle_pin") model.fail("type", "expected a model of type receptacle_pin");
   receptacle_pin_setup out;
   // Every parameter is required but the imperfection angle, which defaults to a perfect arm.

@@ -30,14 +30,8 @@ body read_body(const io::study_table& t, const contact::material_table& material
   body b;
   if (t.has("material")) {
     const std::string name = t.string("material");
-    if (!materials.contains(name)) {
-      std::string known;
-      for (const auto& n : materials.names()) {
-        if (!known.empty()) known += ", ";
-        known += n;
-      }
-      t.fail("material", fmt::format("unknown material; the table has: {}", known));
-    }
+    if (!materials.contains(name))
+      t.fail("material", fmt::format("unknown material; the table has: {}", fmt::join(materials.names(), ", ")));
     b.material = materials.at(name);
   } else {
     b.material.name = t.path();
@@ -140,14 +134,8 @@ impact_study_options read_impact_study(const io::study_document& doc, const std:
   const auto known = contact::registered_laws();
   for (const io::study_table& law : root.tables("laws")) {
     const std::string name = law.string("name");
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const auto& k : known) {
-        if (!list.empty()) list += ", ";
-        list += k;
-      }
-      law.fail("name", fmt::format("unknown contact law; known laws: {}", list));
-    }
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      law.fail("name", fmt::format("unknown contact law; known laws: {}", fmt::join(known, ", ")));
     contact::law_inputs inputs;
     inputs.pair = opt.pair;
     // Law parameters: SI values by the law's field names; the law itself checks names and ranges.
