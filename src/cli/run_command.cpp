@@ -136,6 +136,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     io::ensemble_schema schema = study::ensemble_schema_for(s, doc);
     schema.metadata.start_time = io::iso8601_now();
     schema.metadata.host = io::host_name();
+    schema.metadata.git_commit = git_commit();
     schema.metadata.threads = threads;
 
     // What a resumed file already holds, for the summary.

@@ -739,7 +739,13 @@ std::size_t index_of(const std::vector<std::string>& names, std::string_view nam
 
 }  // namespace
 
-ensemble read_ensemble(const std::filesystem::path& path) {
+std::string file_format(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) throw std::runtime_error(fmt::format("{}: no such file", path.string()));
+  const hdf5::file f = open_for_reading(path);
+  return f.has_attribute("format") ? f.string_attribute("format") : std::string();
+}
+
+ensemble read_ensemble(const std::filesystem::path& path, const read_options& options) {
   const hdf5::file f = open_for_reading(path);
   ensemble e;
   e.schema = read_schema(f);
@@ -747,7 +753,8 @@ ensemble read_ensemble(const std::filesystem::path& path) {
   e.rows = rows.complete_rows();
   e.inputs = read_matrix(rows.inputs, e.rows);
   e.outputs = read_matrix(rows.outputs, e.rows);
-  for (const auto& c : rows.curves) e.curves.push_back(read_matrix(c, e.rows));
+  if (options.curves)
+    for (const auto& c : rows.curves) e.curves.push_back(read_matrix(c, e.rows));
   e.status = rows.status.read_int32s(0, e.rows);
   e.messages = rows.messages.read_texts(0, e.rows);
   e.resume_log = f.open_group("metadata").open_dataset("resume_log").read_texts();

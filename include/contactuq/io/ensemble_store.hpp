@@ -187,7 +187,7 @@ struct ensemble {
   std::size_t rows = 0;               ///< complete samples, <= schema.metadata.samples
   sample_matrix inputs;               ///< rows x inputs
   sample_matrix outputs;              ///< rows x outputs
-  std::vector<sample_matrix> curves;  ///< per curve, rows x points
+  std::vector<sample_matrix> curves;  ///< per curve, rows x points; empty if not read
   std::vector<std::int32_t> status;
   std::vector<std::string> messages;
   std::vector<std::string> resume_log;  ///< one line per resume
@@ -198,9 +198,16 @@ struct ensemble {
   std::size_t curve_index(std::string_view name) const;
 };
 
+// The root attribute `format` of a contactuq HDF5 file ("contactuq-ensemble", ...), "" when the
+// file has none. Throws hdf5::error when it is no HDF5 file.
+std::string file_format(const std::filesystem::path& path);
+
+struct read_options {
+  bool curves = true;  ///< false: leave the curve datasets (often most of the file) unread
+};
 // Reads an ensemble file; also one whose writer is still running or was killed (then only the
 // complete samples). Throws hdf5::error or ensemble_error.
-ensemble read_ensemble(const std::filesystem::path& path);
+ensemble read_ensemble(const std::filesystem::path& path, const read_options& options = {});
 
 // Current UTC time in ISO 8601, e.g. "2024-05-01T12:00:00Z", for start_time and end_time.
 std::string iso8601_now();
