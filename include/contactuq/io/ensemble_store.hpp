@@ -130,6 +130,9 @@ struct ensemble_block {
   std::vector<sample_matrix> curves;  ///< per curve, size x points
   std::vector<std::int32_t> status;   ///< size codes, see sample_status
   std::vector<std::string> messages;  ///< size texts, "" when there is nothing to say
+  // Optional: the block's chunks of inputs, outputs, each curve and status, compressed by
+  // ensemble_writer::precompress (in that order); append then writes them as they are.
+  std::vector<std::vector<std::byte>> filtered_chunks;
 
   std::size_t size() const noexcept { return status.size(); }
 };
@@ -167,6 +170,11 @@ class ensemble_writer {
   // Writes `block`, whose first sample must be completed(), and flushes it to disk; throws
   // std::invalid_argument if the block's shape or position is wrong.
   void append(const ensemble_block& block);
+  // Compresses the block's chunks into block.filtered_chunks when the block is exactly one
+  // whole chunk (first a multiple of chunk_rows(), size chunk_rows()), so that the costly
+  // compression runs on the caller's thread and append only writes; otherwise does nothing.
+  // Thread safe: may run on several blocks at once, also while append runs.
+  void precompress(ensemble_block& block) const;
   // Records the end time and closes the file; a complete file (completed() == samples()) is
   // also converted to the HDF5 1.8 format for older readers. Works on a copy renamed over the
   // file at the end (an interrupted finish leaves the file as it was). The writer is then
@@ -175,6 +183,7 @@ class ensemble_writer {
 
  private:
   struct impl;
+  bool is_whole_chunk(const ensemble_block& block) const;
   explicit ensemble_writer(std::unique_ptr<impl> state);
   static ensemble_writer open(std::unique_ptr<impl> state, const ensemble_schema& schema,
                               bool resuming);
