@@ -116,6 +116,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::size_t threads = 0;
     bool resume = false;
     bool quiet = false;
+    int compression = 1;
   };
   auto o = std::make_shared<options>();
   sub->add_option("study", o->study, "Study file (TOML), e.g. studies/quickstart.toml")
@@ -123,6 +124,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", o->output, "Ensemble file to write (default: the study's name with .h5)");
   sub->add_option("-j,--threads", o->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 65536));
+  sub->add_option("--compression", o->compression,
+                  "zlib level of the datasets, 0 (none, fastest to write) to 9; a resumed file keeps its own")
+      ->check(CLI::Range(0, 9))
+      ->capture_default_str();
   sub->add_flag("--resume", o->resume, "Finish an interrupted run of the same study in the same file");
   sub->add_flag("-q,--quiet", o->quiet, "No progress and no summary");
   sub->callback([o, &exit_code] {
@@ -143,7 +148,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
     // What a resumed file already holds, for the summary.
     std::optional<io::ensemble> previous;
     if (o->resume) previous = io::read_ensemble(out);
-    io::ensemble_writer writer = o->resume ? io::ensemble_writer::resume(out, schema) : io::ensemble_writer::create(out, schema);
+    io::ensemble_writer writer = o->resume ? io::ensemble_writer::resume(out, schema)
+                                             : io::ensemble_writer::create(out, schema, {.deflate_level = o->compression});
     recording_sink sink(writer, s.model.outputs().size());
     if (previous) {
       const auto rows = static_cast<Eigen::Index>(std::min(previous->rows, writer.completed()));

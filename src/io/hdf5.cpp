@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 #include <hdf5.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <memory>
 
 namespace contactuq::io::hdf5 {
 
@@ -584,11 +586,19 @@ std::vector<std::byte> filter_chunk(const chunk_filters& filters, std::span<cons
     input = shuffled;
   }
   if (filters.deflate_level == 0) return {input.begin(), input.end()};
-  uLongf bytes = compressBound(static_cast<uLong>(input.size()));
-  std::vector<std::byte> out(bytes);
-  if (compress2(reinterpret_cast<Bytef*>(out.data()), &bytes, reinterpret_cast<const Bytef*>(input.data()),
-                static_cast<uLong>(input.size()), filters.deflate_level) != Z_OK)
-    throw std::runtime_error("filter_chunk: zlib compression failed");
+  // libdeflate writes the same zlib stream format as zlib's compress2, which HDF5's deflate
+  // filter decodes, about three times as fast. One compressor per thread and level.
+  struct compressor_deleter {
+    void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+  };
+  thread_local std::array<std::unique_ptr<libdeflate_compressor, compressor_deleter>, 13> compressors;
+  auto& compressor = compressors.at(static_cast<std::size_t>(filters.deflate_level));
+  if (!compressor) compressor.reset(libdeflate_alloc_compressor(filters.deflate_level));
+  if (!compressor) throw std::runtime_error("filter_chunk: cannot allocate a deflate compressor");
+  std::vector<std::byte> out(libdeflate_zlib_compress_bound(compressor.get(), input.size()));
+  const std::size_t bytes =
+      libdeflate_zlib_compress(compressor.get(), input.data(), input.size(), out.data(), out.size());
+  if (bytes == 0) throw std::runtime_error("filter_chunk: deflate compression failed");
   out.resize(bytes);
   return out;
 }

@@ -165,8 +165,9 @@ struct chunk_filters {
 };
 
 // What the dataset's filters make of one whole chunk of raw (native little-endian) bytes:
-// shuffled as H5Z_FILTER_SHUFFLE does, then zlib-compressed as H5Z_FILTER_DEFLATE does, so
-// that any HDF5 reader decodes it. Thread safe. raw.size() must be filters.chunk_bytes().
+// shuffled as H5Z_FILTER_SHUFFLE does, then compressed to the zlib stream format that
+// H5Z_FILTER_DEFLATE decodes (by libdeflate, at the dataset's level), so that any HDF5 reader
+// decodes it. Thread safe. raw.size() must be filters.chunk_bytes().
 std::vector<std::byte> filter_chunk(const chunk_filters& filters, std::span<const std::byte> raw);
 
 class dataset : public node {

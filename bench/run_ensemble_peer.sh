@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The quickstart ensemble (studies/quickstart.toml: LHS over mu, theta0, K, d0 of the bifurcated
+# receptacle, 400-point insertion curves) with N samples (default 10^5), end to end:
+#   - `contactuq run` at -j 1 and -j 2: samples/s, parallel efficiency, peak memory, and peak
+#     memory at N/10 (memory must not grow with the curves of N samples);
+#   - bench/ensemble_bench: the same runs evaluated into a sink that drops the samples, so that
+#     the cost of HDF5 writing is the difference;
+#   - the peer, bench/peers/ensemble_peer.py: OpenTURNS Latin hypercube driving the NumPy model,
+#     h5py writing the same datasets; ratio of wall times.
+# Override with N=... PEER_N=... (the peer is slow; its rate at PEER_N is scaled to N).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-100000}
+PEER_N=${PEER_N:-$N}
+BUILD=${BUILD:-build/release}
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+study() { sed -e "s/^samples = 1000$/samples = $1/" studies/quickstart.toml > "$2"; }
+study "$N" "$work/study.toml"
+study "$((N / 10))" "$work/study_small.toml"
+
+measure() {  # prints "wall_s max_rss_kb"
+  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null
+  cat "$work/time"
+}
+read -r wall1 rss1 < <(measure "$BUILD/contactuq" run "$work/study.toml" -o "$work/j1.h5" -q -j 1)
+read -r wall2 rss2 < <(measure "$BUILD/contactuq" run "$work/study.toml" -o "$work/j2.h5" -q -j 2)
+read -r _ rss_small < <(measure "$BUILD/contactuq" run "$work/study_small.toml" -o "$work/small.h5" -q -j 2)
+$py - "$work/j1.h5" "$work/j2.h5" <<'PY'
+import sys, h5py, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:])
+for name in ("inputs", "outputs", "curves/Fx_total", "status"):
+    if not np.array_equal(a[name][()], b[name][()], equal_nan=True):
+        sys.exit(f"-j 1 and -j 2 differ in {name}")
+PY
+parts1=$("$BUILD/bench/ensemble_bench" "$work/study.toml" 1 "$work/b1.h5")
+parts2=$("$BUILD/bench/ensemble_bench" "$work/study.toml" 2 "$work/b2.h5")
+parts1_raw=$("$BUILD/bench/ensemble_bench" "$work/study.toml" 1 "$work/r1.h5" 0)
+parts2_raw=$("$BUILD/bench/ensemble_bench" "$work/study.toml" 2 "$work/r2.h5" 0)
+size_raw=$(stat -c %s "$work/r2.h5")
+size=$(stat -c %s "$work/j2.h5")
+
+peer=$(cd bench/peers && OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $py ensemble_peer.py "$PEER_N" 200 "$work/peer.h5")
+
+$py - "$N" "$wall1" "$rss1" "$wall2" "$rss2" "$rss_small" "$size" "$parts1" "$parts2" "$peer" "$parts1_raw" "$parts2_raw" "$size_raw" <<'PY'
+import sys
+n = int(sys.argv[1])
+wall1, rss1, wall2, rss2, rss_small, size = map(float, sys.argv[2:8])
+kv = lambda s: dict(zip(s.split()[0::2], map(float, s.split()[1::2])))
+p1, p2, peer = kv(sys.argv[8]), kv(sys.argv[9]), kv(sys.argv[10])
+r1, r2, size_raw = kv(sys.argv[11]), kv(sys.argv[12]), float(sys.argv[13])
+print(f"contactuq run, {n} samples x 400-point curves, file {size / 2**20:.0f} MiB:")
+print(f"  -j 1: {wall1:6.2f} s  {n / wall1:8.0f} samples/s  peak memory {rss1 / 1024:.0f} MiB")
+print(f"  -j 2: {wall2:6.2f} s  {n / wall2:8.0f} samples/s  peak memory {rss2 / 1024:.0f} MiB "
+      f"(at N/10: {rss_small / 1024:.0f} MiB)")
+print(f"  parallel efficiency at 2 threads: {wall1 / (2 * wall2) * 100:.0f} %")
+for p in (p1, p2, r1, r2):
+    if p is r1:
+        print(f"  uncompressed (--compression 0), file {size_raw / 2**20:.0f} MiB:")
+    share = (p["write_run_s"] - p["evaluate_s"]) / p["write_run_s"]
+    print(f"  HDF5 writing at {int(p['threads'])} thread(s): {100 * share:5.1f} % of the run time "
+          f"(run {p['write_run_s']:.2f} s vs {p['evaluate_s']:.2f} s without writing; "
+          f"serial write stage {p['append_s']:.2f} s)")
+peer_rate = peer["samples_per_s"]
+print(f"peer (OpenTURNS LHS + NumPy model + h5py), {int(peer['samples'])} samples: "
+      f"{peer['seconds']:.1f} s, {peer_rate:.0f} samples/s")
+print(f"ratio contactuq / peer, end to end: {n / wall1 / peer_rate:.1f}x at -j 1, "
+      f"{n / wall2 / peer_rate:.1f}x at -j 2")
+PY
