@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   writer.finish(io::iso8601_now());
   const double write_run = seconds_since(start);
 
-  fmt::print("compression {} samples {} threads {} evaluate_s {:.4f} write_run_s {:.4f} append_s {:.4f}\n", argc == 5 ? argv[4] : "1", s.sampling.samples,
+  fmt::print("compression {} samples {} threads {} evaluate_s {:.4f} write_run_s {:.4f} append_s {:.4f}\n", argc == 5 ? argv[4] : "1", s.rows(),
              ro.threads, evaluate, write_run, written.append_seconds);
   return 0;
 }

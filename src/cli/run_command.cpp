@@ -88,21 +88,35 @@ class progress_printer {
   clock::time_point last_ = start_;
 };
 
+void print_row(std::string_view label, std::string_view unit, const uq::summary& u) {
+  fmt::print("  {:<18} {:>8} {:>7} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g}\n", label, unit,
+             u.skipped, u.mean, u.stddev, u.min, u.quantiles[0].value, u.quantiles[1].value, u.quantiles[2].value,
+             u.max);
+}
+
+// One line per output; in a nested study one line per output and epistemic case.
 void print_summary(const study::ensemble_study& s, const recording_sink& sink) {
   uq::summary_options opt;
   opt.bootstrap_resamples = 0;  // `contactuq summarize` gives the confidence intervals
-  fmt::print("\n  {:<18} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "output", "unit", "failed",
-             "mean", "sd", "min", "5%", "50%", "95%", "max");
+  const bool nested = s.cases.size() > 1;
+  fmt::print("\n  {:<18} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+             nested ? "output / case" : "output", "unit", "failed", "mean", "sd", "min", "5%", "50%", "95%", "max");
+  const std::size_t n = s.sampling.samples;
   for (std::size_t j = 0; j < s.model.outputs().size(); ++j) {
     const auto& v = s.model.outputs()[j];
-    const uq::summary u = uq::summarize(sink.outputs()[j], opt);
-    fmt::print("  {:<18} {:>8} {:>7} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g}\n", v.name,
-               units::si_unit(v.dim), u.skipped, u.mean, u.stddev, u.min, u.quantiles[0].value,
-               u.quantiles[1].value, u.quantiles[2].value, u.max);
+    const auto& values = sink.outputs()[j];
+    if (!nested) {
+      print_row(v.name, units::si_unit(v.dim), uq::summarize(values, opt));
+      continue;
+    }
+    fmt::print("  {}\n", v.name);
+    for (std::size_t c = 0; c < s.cases.size(); ++c)
+      print_row(fmt::format("  {}", s.cases[c].label), units::si_unit(v.dim),
+                uq::summarize(std::span<const double>(values).subspan(c * n, n), opt));
   }
   fmt::print("\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
              "outputs of samples that ran)\n",
-             sink.failed(), s.sampling.samples);
+             sink.failed(), s.rows());
   for (const auto& m : sink.first_failures()) fmt::print("    {}\n", m);
 }
 
@@ -162,7 +176,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       fmt::print("contactuq run: {}\n", o->study);
       if (!s.title.empty()) fmt::print("{}\n", s.title);
       fmt::print("model {}, {} samples ({}, seed {}), {} aleatoric inputs, {} thread{}\n", s.model.name(),
-                 s.sampling.samples, uq::to_string(s.sampling.design.kind), s.sampling.design.seed,
+                 s.cases.size() > 1 ? fmt::format("{} epistemic cases x {}", s.cases.size(), s.sampling.samples)
+                                    : fmt::format("{}", s.sampling.samples), uq::to_string(s.sampling.design.kind), s.sampling.design.seed,
                  s.aleatoric().size(), threads, threads == 1 ? "" : "s");
       if (writer.completed() > 0) fmt::print("resuming after sample {}\n", writer.completed());
     }
@@ -186,18 +201,18 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
     std::signal(SIGINT, old_handler);
 
-    if (result.completed == s.sampling.samples) {
+    if (result.completed == s.rows()) {
       writer.finish(io::iso8601_now());
       if (!o->quiet) print_summary(s, sink);
       fmt::print("\nwrote {} ({} samples)\n", out.string(), result.completed);
       exit_code = 0;
     } else if (result.aborted) {
       fmt::print(stderr, "contactuq run: aborted (failures = \"abort\"): {}\n", result.abort_message);
-      fmt::print(stderr, "{} of {} samples are in {}\n", result.completed, s.sampling.samples, out.string());
+      fmt::print(stderr, "{} of {} samples are in {}\n", result.completed, s.rows(), out.string());
       exit_code = 1;
     } else {
       fmt::print(stderr, "\ncontactuq run: interrupted; {} of {} samples are in {}. Continue with:\n  contactuq run {} -o {} --resume\n",
-                 result.completed, s.sampling.samples, out.string(), o->study, out.string());
+                 result.completed, s.rows(), out.string(), o->study, out.string());
       exit_code = 130;
     }
   });

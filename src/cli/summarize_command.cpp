@@ -73,7 +73,10 @@ void print_text(const io::ensemble& e, const std::vector<uq::summary>& summaries
   for (const auto& in : e.schema.inputs)
     if (in.role != io::input_role::fixed)
       fmt::print("  {:<18} {:<10} {:<9} {}\n", in.name, in.unit.empty() ? "-" : in.unit, io::to_string(in.role),
-                 attribute(in, "distribution"));
+                 in.role == io::input_role::aleatoric   ? attribute(in, "distribution")
+                 : in.role == io::input_role::epistemic ? fmt::format("choices {}", attribute(in, "choices"))
+                                                        : fmt::format("{} in {}", attribute(in, "value"),
+                                                                      attribute(in, "bounds")));
 
   const std::string ci = fmt::format("{:g}% CI", 100.0 * o.confidence);
   fmt::print("\nOutputs (SI units; {} from {} bootstrap resamples; failed samples left out):\n", ci, o.bootstrap);

@@ -108,6 +108,10 @@ void ensemble_schema::validate() const {
           ">= 1");
   require(metadata.threads >= 1, "metadata.threads", static_cast<double>(metadata.threads), "",
           ">= 1");
+  if (metadata.samples % metadata.cases() != 0)
+    throw parameter_error("metadata.epistemic_cases",
+                          fmt::format("metadata.samples = {} is no multiple of the {} epistemic cases",
+                                      metadata.samples, metadata.cases()));
 }
 
 void ensemble_options::validate() const {
@@ -187,6 +191,8 @@ void write_metadata(hdf5::group& g, const ensemble_metadata& m) {
   g.set_attribute("end_time", m.end_time);
   g.set_attribute("host", m.host);
   g.set_attribute("threads", static_cast<std::uint64_t>(m.threads));
+  g.set_attribute("epistemic_cases", m.epistemic_cases);
+  g.set_attribute("aleatoric_samples", static_cast<std::uint64_t>(m.aleatoric_samples()));
 }
 
 ensemble_metadata read_metadata(const hdf5::file& f) {
@@ -203,6 +209,8 @@ ensemble_metadata read_metadata(const hdf5::file& f) {
   m.end_time = g.string_attribute("end_time");
   m.host = g.string_attribute("host");
   m.threads = g.numeric_attribute<std::uint64_t>("threads");
+  // Files of format version 1 written before epistemic cases existed have one implicit case.
+  if (g.has_attribute("epistemic_cases")) m.epistemic_cases = g.strings_attribute("epistemic_cases");
   return m;
 }
 

@@ -174,6 +174,34 @@ std::vector<std::string> study_table::strings(std::string_view key) const {
   return out;
 }
 
+std::vector<std::string> study_table::element_texts(std::string_view key) const {
+  const toml::array* array = node(key).as_array();
+  if (!array || array->empty())
+    fail(key, "expected a non-empty array, e.g. [\"hertz\", \"thornton\"] or [\"1 mm\", \"2 mm\"]");
+  std::vector<std::string> out;
+  for (const toml::node& item : *array) {
+    if (item.is_string())
+      out.push_back(*item.value<std::string>());
+    else if (item.is_number())
+      out.push_back(node_text(item));
+    else
+      fail(key, "every element must be a string or a number");
+  }
+  return out;
+}
+
+study_table study_table::with_element(std::string_view key, const study_table& source, std::string_view array_key,
+                                      std::size_t index) const {
+  const toml::array* array = source.node(array_key).as_array();
+  if (!array || index >= array->size())
+    source.fail(array_key, fmt::format("has no element {}", index + 1));
+  auto copy = std::make_shared<toml::table>(*table_);
+  array->get(index)->visit([&](const auto& value) { copy->insert_or_assign(key, value); });
+  // Keep the line of the array for error messages about the new value.
+  const toml::table* t = copy.get();
+  return study_table(std::move(copy), t, file_, path_);
+}
+
 std::string study_table::string_or(std::string_view key, std::string fallback) const {
   return has(key) ? string(key) : fallback;
 }

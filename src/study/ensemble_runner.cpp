@@ -98,7 +98,8 @@ void run_options::validate() const {
 run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,
                          const run_options& options) {
   options.validate();
-  const std::size_t n = study.sampling.samples;
+  const std::size_t n = study.rows();
+  const std::size_t per_case = study.sampling.samples;
   const model::model& m = study.model;
   if (static_cast<std::size_t>(inputs.rows()) != n || static_cast<std::size_t>(inputs.cols()) != m.inputs().size())
     throw std::invalid_argument(fmt::format("run_ensemble: inputs are {} x {}, the study needs {} x {}",
@@ -112,13 +113,17 @@ run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& i
   const int attempts = study.sampling.failures == failure_policy::retry ? 1 + study.sampling.retries : 1;
   const bool abort_on_failure = study.sampling.failures == failure_policy::abort;
 
-  // Models that are not thread safe get one clone per worker thread.
-  tbb::enumerable_thread_specific<std::optional<model::model>> clones;
-  auto model_for_thread = [&]() -> const model::model& {
-    if (m.thread_safe()) return m;
+  // The model of sample i is its case's; one that is not thread safe gets a clone per worker
+  // thread.
+  tbb::enumerable_thread_specific<std::vector<std::optional<model::model>>> clones;
+  auto model_for = [&](std::size_t i) -> const model::model& {
+    const std::size_t c = i / per_case;
+    const model::model& shared = study.case_model(c);
+    if (shared.thread_safe()) return shared;
     auto& local = clones.local();
-    if (!local) local.emplace(m.clone());
-    return *local;
+    if (local.size() <= c) local.resize(c + 1);
+    if (!local[c]) local[c].emplace(shared.clone());
+    return *local[c];
   };
 
   run_summary summary;
@@ -153,9 +158,9 @@ run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& i
                 std::vector<sample_result> results(b->size());
                 tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b->size(), 1),
                                   [&](const tbb::blocked_range<std::size_t>& range) {
-                                    const model::model& local = model_for_thread();
                                     for (std::size_t r = range.begin(); r < range.end(); ++r)
-                                      results[r] = evaluate_sample(local, *b, static_cast<Eigen::Index>(r), attempts);
+                                      results[r] = evaluate_sample(model_for(b->first + r), *b,
+                                                                   static_cast<Eigen::Index>(r), attempts);
                                   });
                 sink.prepare(*b);
                 evaluated out;
@@ -192,7 +197,12 @@ io::ensemble_schema ensemble_schema_for(const ensemble_study& study, const io::s
   for (const input_spec& in : study.inputs) {
     io::ensemble_input e{in.name, in.unit, in.role, {}};
     if (in.distribution) e.attributes.emplace_back("distribution", in.distribution->describe());
-    else e.attributes.emplace_back("value", fmt::format("{}", in.value));
+    if (in.role == io::input_role::fixed || in.role == io::input_role::design)
+      e.attributes.emplace_back("value", fmt::format("{}", in.value));
+    if (in.role == io::input_role::design) e.attributes.emplace_back("bounds", fmt::format("[{}, {}]", in.low, in.high));
+    for (const epistemic_parameter& p : study.epistemic)
+      if (!p.model_key && p.name == in.name)
+        e.attributes.emplace_back("choices", fmt::format("{}", fmt::join(p.values, ", ")));
     s.inputs.push_back(std::move(e));
   }
   for (const model::variable& v : study.model.outputs()) s.outputs.push_back({v.name, units::si_unit(v.dim)});
@@ -203,7 +213,9 @@ io::ensemble_schema ensemble_schema_for(const ensemble_study& study, const io::s
   s.metadata.study_path = doc.file();
   s.metadata.seed = study.sampling.design.seed;
   s.metadata.design = uq::to_string(study.sampling.design.kind);
-  s.metadata.samples = study.sampling.samples;
+  s.metadata.samples = study.rows();
+  if (!study.epistemic.empty())
+    for (const epistemic_case& c : study.cases) s.metadata.epistemic_cases.push_back(c.label);
   return s;
 }
 

@@ -73,16 +73,111 @@ uq::distribution read_distribution(const io::study_table& t, u::dimension dim) {
 input_spec read_parameter(const io::study_table& t, const model::variable& v) {
   input_spec spec{v.name, u::si_unit(v.dim), io::input_role::fixed, v.nominal, std::nullopt};
   const std::string role = t.choice("role", {"fixed", "aleatoric", "design", "epistemic"});
-  if (role == "design" || role == "epistemic")
-    t.fail("role", fmt::format("role \"{}\" is not supported by run yet (fixed or aleatoric)", role));
   if (role == "fixed") {
     t.allow_only({"role", "value"});
     spec.value = t.quantity("value", v.dim);
-    return spec;
+  } else if (role == "aleatoric") {
+    spec.role = io::input_role::aleatoric;
+    spec.distribution = read_distribution(t, v.dim);
+  } else if (role == "design") {
+    t.allow_only({"role", "low", "high", "value"});
+    spec.role = io::input_role::design;
+    spec.low = t.quantity("low", v.dim);
+    spec.high = t.quantity("high", v.dim);
+    if (!(spec.low < spec.high)) t.fail("high", fmt::format("must be greater than low = {}", t.value_text("low")));
+    spec.value = t.quantity_or("value", v.dim, v.nominal);
+    if (!(spec.value >= spec.low && spec.value <= spec.high))
+      t.fail(t.has("value") ? "value" : "role",
+             fmt::format("the design value {} {} lies outside [low, high]; give a value inside", spec.value,
+                         spec.unit));
+  } else {
+    spec.role = io::input_role::epistemic;  // values per case: see read_epistemic
   }
-  spec.role = io::input_role::aleatoric;
-  spec.distribution = read_distribution(t, v.dim);
   return spec;
+}
+
+// The choices of an epistemic parameter: a list, or points equally spaced over [low, high].
+epistemic_parameter read_epistemic(const io::study_table& t, const std::string& name,
+                                   const model::variable* input, std::size_t index) {
+  epistemic_parameter e{name, input == nullptr, index, {}, {}};
+  if (!input) {
+    t.allow_only({"role", "choices"});
+    e.labels = t.element_texts("choices");
+  } else if (t.has("choices")) {
+    t.allow_only({"role", "choices"});
+    e.values = t.quantities("choices", input->dim);
+    e.labels = t.element_texts("choices");
+  } else {
+    t.allow_only({"role", "low", "high", "points"});
+    const double low = t.quantity("low", input->dim), high = t.quantity("high", input->dim);
+    if (!(low < high)) t.fail("high", fmt::format("must be greater than low = {}", t.value_text("low")));
+    const std::int64_t points = t.integer_or("points", 2);
+    if (points < 2 || points > 1000) t.fail("points", "must be an integer in [2, 1000]");
+    for (std::int64_t k = 0; k < points; ++k) {
+      const double v = low + (high - low) * static_cast<double>(k) / static_cast<double>(points - 1);
+      e.values.push_back(v);
+      e.labels.push_back(fmt::format("{:g} {}", v, u::si_unit(input->dim)));
+    }
+  }
+  std::set<std::string> unique(e.labels.begin(), e.labels.end());
+  if (unique.size() != e.labels.size()) t.fail(input && !t.has("choices") ? "points" : "choices", "has a choice twice");
+  return e;
+}
+
+// Every combination of the epistemic choices, the first parameter varying slowest, each with
+// its model: rebuilt from the [model] table with the case's [model]-key choices.
+std::vector<epistemic_case> make_cases(const ensemble_study& study, const io::study_table& model_table,
+                                       const io::study_table& parameters) {
+  std::vector<epistemic_case> cases;
+  std::vector<std::size_t> choice(study.epistemic.size(), 0);
+  while (true) {
+    epistemic_case c{"", choice, study.model};
+    std::vector<std::string> parts;
+    bool rebuild = false;
+    io::study_table table = model_table;
+    for (std::size_t p = 0; p < study.epistemic.size(); ++p) {
+      const epistemic_parameter& e = study.epistemic[p];
+      parts.push_back(fmt::format("{}={}", e.name, e.labels[choice[p]]));
+      if (e.model_key) {
+        table = table.with_element(e.name, parameters.table(e.name), "choices", choice[p]);
+        rebuild = true;
+      }
+    }
+    c.label = parts.empty() ? "nominal" : fmt::format("{}", fmt::join(parts, ", "));
+    if (rebuild) {
+      try {
+        c.model = model::make_model(table);
+      } catch (const io::study_error& e) {
+        if (e.line() > 0) throw;
+        // The value came from a choices array (with_element): point there.
+        const auto first = std::find_if(study.epistemic.begin(), study.epistemic.end(),
+                                        [](const epistemic_parameter& p) { return p.model_key; });
+        const std::string prefix = e.file() + ": ";
+        const std::string what = e.what();
+        parameters.table(first->name)
+            .fail("choices", fmt::format("case {}: {}", c.label,
+                                         what.starts_with(prefix) ? what.substr(prefix.size()) : what));
+      }
+      const auto& m0 = study.model;
+      bool same = c.model.output_names() == m0.output_names() && c.model.curve_names() == m0.curve_names();
+      for (std::size_t k = 0; same && k < m0.curves().size(); ++k)
+        same = c.model.curves()[k].abscissa.size() == m0.curves()[k].abscissa.size();
+      if (!same || c.model.input_names() != m0.input_names())
+        parameters.fail(fmt::format("case {} gives the model other inputs, outputs or curves than the [model] table; "
+                                    "epistemic choices must keep them",
+                                    c.label));
+    }
+    cases.push_back(std::move(c));
+    // Next combination, last parameter fastest.
+    std::size_t p = study.epistemic.size();
+    while (p > 0) {
+      --p;
+      if (++choice[p] < study.epistemic[p].labels.size()) break;
+      choice[p] = 0;
+      if (p == 0) return cases;
+    }
+    if (study.epistemic.empty()) return cases;
+  }
 }
 
 sampling_options read_sampling(const io::study_table& t, const std::vector<input_spec>& inputs,
@@ -146,17 +241,25 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
 ensemble_study read_ensemble_study(const io::study_document& doc) {
   const io::study_table root = doc.root();
   root.allow_only({"title", "model", "parameters", "sampling"});
-  ensemble_study study{root.string_or("title", ""), model::make_model(root.table("model")), {}, {}};
+  const io::study_table model_table = root.table("model");
+  ensemble_study study{root.string_or("title", ""), model::make_model(model_table), {}, {}, {}, {}};
   const model::model& m = study.model;
 
   std::vector<std::optional<input_spec>> given(m.inputs().size());
   const io::study_table parameters = root.table("parameters");
   for (const std::string& name : parameters.keys()) {
+    const io::study_table t = parameters.table(name);
     const std::size_t i = m.find_input(name);
-    if (i == m.inputs().size())
-      parameters.fail(name, fmt::format("not an input of model {}; its inputs: {}", m.name(),
-                                        joined(m.input_names())));
-    given[i] = read_parameter(parameters.table(name), m.inputs()[i]);
+    if (i == m.inputs().size()) {
+      if (name == "type" || t.string_or("role", "") != "epistemic")
+        parameters.fail(name, fmt::format("not an input of model {}; its inputs: {} (a key of the [model] table "
+                                          "can only be given role = \"epistemic\" with a list of choices)",
+                                          m.name(), joined(m.input_names())));
+      study.epistemic.push_back(read_epistemic(t, name, nullptr, 0));
+      continue;
+    }
+    given[i] = read_parameter(t, m.inputs()[i]);
+    if (given[i]->role == io::input_role::epistemic) study.epistemic.push_back(read_epistemic(t, name, &m.inputs()[i], i));
   }
   for (std::size_t i = 0; i < given.size(); ++i) {
     const model::variable& v = m.inputs()[i];
@@ -172,6 +275,10 @@ ensemble_study read_ensemble_study(const io::study_document& doc) {
   const auto aleatoric = study.aleatoric();
   if (aleatoric.empty()) parameters.fail("no parameter has role \"aleatoric\": there is nothing to sample");
   study.sampling = read_sampling(root.table("sampling"), study.inputs, aleatoric);
+  study.cases = make_cases(study, model_table, parameters);
+  if (study.rows() > 1'000'000'000)
+    root.table("sampling").fail("samples", fmt::format("{} cases x {} samples is more than 1e9 evaluations",
+                                                       study.cases.size(), study.sampling.samples));
   return study;
 }
 
@@ -185,11 +292,20 @@ io::sample_matrix sample_inputs(const ensemble_study& study) {
   for (std::size_t j : aleatoric) dists.push_back(*study.inputs[j].distribution);
   const Eigen::MatrixXd x = uq::map_to_inputs(u, dists);
 
-  io::sample_matrix out(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(study.inputs.size()));
-  for (std::size_t i = 0; i < study.inputs.size(); ++i)
-    out.col(static_cast<Eigen::Index>(i)).setConstant(study.inputs[i].value);
-  for (std::size_t k = 0; k < aleatoric.size(); ++k)
-    out.col(static_cast<Eigen::Index>(aleatoric[k])) = x.col(static_cast<Eigen::Index>(k));
+  const auto rows = static_cast<Eigen::Index>(n);
+  io::sample_matrix out(static_cast<Eigen::Index>(study.rows()), static_cast<Eigen::Index>(study.inputs.size()));
+  for (std::size_t c = 0; c < std::max<std::size_t>(study.cases.size(), 1); ++c) {
+    auto block = out.middleRows(static_cast<Eigen::Index>(c) * rows, rows);
+    for (std::size_t i = 0; i < study.inputs.size(); ++i)
+      block.col(static_cast<Eigen::Index>(i)).setConstant(study.inputs[i].value);
+    for (std::size_t k = 0; k < aleatoric.size(); ++k)
+      block.col(static_cast<Eigen::Index>(aleatoric[k])) = x.col(static_cast<Eigen::Index>(k));
+    for (std::size_t p = 0; p < study.epistemic.size() && !study.cases.empty(); ++p) {
+      const epistemic_parameter& e = study.epistemic[p];
+      if (!e.model_key)
+        block.col(static_cast<Eigen::Index>(e.input)).setConstant(e.values[study.cases[c].choice[p]]);
+    }
+  }
   return out;
 }
 

@@ -191,7 +191,7 @@ TEST_CASE("a stop request starts no new block", "[ensemble_runner]") {
 TEST_CASE("models that are not thread safe are evaluated on per-thread clones", "[ensemble_runner]") {
   model::model m(single_threaded_square{});
   REQUIRE_FALSE(m.thread_safe());
-  ensemble_study s{"", m, {{"x", "m", io::input_role::aleatoric, 0.0, uq::make_uniform(1.0, 2.0)}}, {}};
+  ensemble_study s{"", m, {{"x", "m", io::input_role::aleatoric, 0.0, uq::make_uniform(1.0, 2.0)}}, {}, {}, {}};
   s.sampling.samples = 500;
   const io::sample_matrix x = sample_inputs(s);
   memory_sink sink;

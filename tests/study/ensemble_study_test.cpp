@@ -136,10 +136,26 @@ TEST_CASE("ensemble study errors name file, line and key", "[ensemble_study]") {
     check_error({{"\"uniform\"", "\"uniformm\""}}, line_of("distribution = \"uniform\""),
                 "parameters.mu.distribution", "normal, lognormal");
   }
-  SECTION("epistemic parameters are for another study") {
+  SECTION("an epistemic input with a distribution") {
     check_error({{"role = \"aleatoric\"\ndistribution = \"uniform\"", "role = \"epistemic\"\ndistribution = \"uniform\""}},
-                line_of("role = \"aleatoric\"\ndistribution = \"uniform\""), "parameters.mu.role",
-                "not supported by run yet");
+                line_of("role = \"aleatoric\"\ndistribution = \"uniform\"") + 1, "parameters.mu.distribution",
+                "allowed keys: role, low, high, points");
+  }
+  SECTION("an epistemic input with a choice twice") {
+    check_error({{"role = \"aleatoric\"\ndistribution = \"uniform\"\nlow = 0.02\nhigh = 0.21",
+                  "role = \"epistemic\"\nchoices = [0.1, 0.2, 0.1]"}},
+                line_of("role = \"aleatoric\"\ndistribution = \"uniform\"") + 1, "parameters.mu.choices",
+                "has a choice twice");
+  }
+  SECTION("a design value outside its bounds") {
+    check_error({{"role = \"aleatoric\"\ndistribution = \"uniform\"\nlow = 0.02\nhigh = 0.21",
+                  "role = \"design\"\nlow = 0.05\nhigh = 0.21\nvalue = 0.3"}},
+                line_of("role = \"aleatoric\"\ndistribution = \"uniform\"") + 3, "parameters.mu.value",
+                "outside [low, high]");
+  }
+  SECTION("a parameter that is neither an input nor an epistemic [model] key") {
+    check_error({{"[parameters.mu]", "[parameters.muu]"}}, line_of("[parameters.mu]"), "parameters.muu",
+                "not an input of model receptacle_pin");
   }
   SECTION("an unknown design") {
     check_error({{"\"latin_hypercube\"", "\"lhs\""}}, line_of("design = \"latin_hypercube\""), "sampling.design",

@@ -95,6 +95,13 @@ struct ensemble_metadata {
   std::string end_time;           ///< ISO 8601; "" until the run finishes
   std::string host;               ///< host name of the machine that ran the study
   std::size_t threads = 1;        ///< worker threads, >= 1
+  // Labels of the epistemic cases of a nested study (e.g. "law=hertz"): the samples are K
+  // blocks of samples / K rows, block k evaluated under case k with the same aleatoric inputs
+  // (common random numbers). Empty: one case, no epistemic loop.
+  std::vector<std::string> epistemic_cases;
+
+  std::size_t cases() const noexcept { return epistemic_cases.empty() ? 1 : epistemic_cases.size(); }
+  std::size_t aleatoric_samples() const noexcept { return samples / cases(); }
 };
 
 struct ensemble_schema {

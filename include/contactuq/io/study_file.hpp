@@ -87,6 +87,15 @@ class study_table {
   // An array of tables ([[model.arms]]); at least one entry.
   std::vector<study_table> tables(std::string_view key) const;
 
+  // The elements of an array as written (for labels), e.g. {"hertz", "1 mm", "0.2"}; throws
+  // study_error unless the key holds a non-empty array of strings or numbers.
+  std::vector<std::string> element_texts(std::string_view key) const;
+  // A copy of this table in which `key` holds element `index` of the array `array_key` of
+  // `source` (e.g. one choice of an epistemic parameter), to build a model per choice. Errors
+  // about that value point at the array's line.
+  study_table with_element(std::string_view key, const study_table& source, std::string_view array_key,
+                           std::size_t index) const;
+
   // Rejects keys other than `allowed`, naming the stray key and listing the allowed ones:
   // a misspelt key must never be ignored silently.
   void allow_only(std::initializer_list<std::string_view> allowed) const;

@@ -7,8 +7,17 @@
 //       role = "aleatoric", distribution = "<kind>", <the kind's parameters with units>
 //                           (uq::make_distribution names; a discrete one takes
 //                           values = [...] and optionally weights = [...])
-//     inputs not listed keep the model's nominal value (role fixed). Roles "design" and
-//     "epistemic" are for the design and epistemic studies and rejected here.
+//       role = "design",    low = "<quantity>", high = "<quantity>", value = "<quantity>"
+//                           (a design variable of robust design; a run evaluates it at value,
+//                           default the model's nominal, which must lie in [low, high])
+//       role = "epistemic", choices = ["<quantity>", ...]  or  low, high and points = k >= 2
+//                           (k equally spaced values; the end points by default)
+//   [parameters.<key>]      a key of the [model] table that is no input, e.g. the contact law:
+//       role = "epistemic", choices = ["hertz", "thornton", ...]; the model is built once per
+//                           choice (every choice must give the same outputs and curves)
+//     inputs not listed keep the model's nominal value (role fixed).
+//   Epistemic parameters make a nested study: every combination of their choices (a case) is
+//   evaluated on the same N aleatoric samples (common random numbers), case after case.
 //   [sampling]              design = "monte_carlo" | "latin_hypercube" (default) |
 //                           "maximin_latin_hypercube"; samples = N; seed; stratum =
 //                           "random" | "centred"; failures = "record" (default) | "abort" |
@@ -20,6 +29,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -45,9 +55,26 @@ std::string_view to_string(failure_policy p);
 struct input_spec {
   std::string name;                               ///< the model's input name
   std::string unit;                               ///< SI unit of its values
-  io::input_role role = io::input_role::fixed;    ///< fixed or aleatoric
-  double value = 0.0;                             ///< fixed value [SI] (fixed only)
+  io::input_role role = io::input_role::fixed;
+  double value = 0.0;                             ///< fixed value, design value [SI]
   std::optional<uq::distribution> distribution;  ///< aleatoric only, in SI
+  double low = 0.0, high = 0.0;                   ///< design bounds [SI] (design only)
+};
+
+// An epistemic parameter: a model input or a [model] key, and its choices.
+struct epistemic_parameter {
+  std::string name;                 ///< input name or [model] key
+  bool model_key = false;           ///< true: a [model] key; the model is rebuilt per choice
+  std::size_t input = 0;            ///< index of the model input (model_key false)
+  std::vector<std::string> labels;  ///< each choice as written, e.g. "hertz", "1 mm"
+  std::vector<double> values;       ///< each choice in SI (model_key false)
+};
+
+// One combination of epistemic choices, with the model it is evaluated with.
+struct epistemic_case {
+  std::string label;                ///< e.g. "law=hertz, g0=1 mm"; "nominal" without epistemic
+  std::vector<std::size_t> choice;  ///< index of the choice of each epistemic parameter
+  model::model model;
 };
 
 struct sampling_options {
@@ -61,22 +88,30 @@ struct sampling_options {
 
 struct ensemble_study {
   std::string title;
-  model::model model;
+  model::model model;  ///< the model as the [model] table builds it (the first case's model)
   std::vector<input_spec> inputs;  ///< one per model input, in the model's order
-  sampling_options sampling;
+  sampling_options sampling;       ///< sampling.samples: N aleatoric samples per case
+  std::vector<epistemic_parameter> epistemic;
+  // Every combination, first parameter slowest; empty means one case with `model`.
+  std::vector<epistemic_case> cases;
 
   // Indices into `inputs` of the aleatoric inputs: the columns of the design.
   std::vector<std::size_t> aleatoric() const;
+  // Samples the study evaluates: cases x N; row r is aleatoric sample r % N under case r / N.
+  std::size_t rows() const { return std::max<std::size_t>(cases.size(), 1) * sampling.samples; }
+  // The model of case c.
+  const model::model& case_model(std::size_t c) const { return cases.empty() ? model : cases.at(c).model; }
 };
 
 // Reads and validates an ensemble study (models must be registered first); every error names
 // the file, line and key.
 ensemble_study read_ensemble_study(const io::study_document& doc);
 
-// Model inputs of every sample, N x inputs.size(): the columns of the aleatoric inputs are the
-// N x d design of uniforms (uq::unit_design), rank correlation imposed (uq::
-// impose_rank_correlation), mapped through their distributions (uq::map_to_inputs); the other
-// columns hold the fixed values. A pure function of the study.
+// Model inputs of every sample, rows() x inputs.size(): the columns of the aleatoric inputs are
+// the N x d design of uniforms (uq::unit_design), rank correlation imposed (uq::
+// impose_rank_correlation), mapped through their distributions (uq::map_to_inputs), repeated
+// for every case; epistemic inputs hold their case's choice, the others their fixed or design
+// value. A pure function of the study.
 io::sample_matrix sample_inputs(const ensemble_study& study);
 
 }  // namespace contactuq::study
