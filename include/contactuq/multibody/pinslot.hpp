@@ -15,7 +15,7 @@
 //
 // Axes: body 0's x axis runs from the slot towards its centre of mass; the spring pulls body 0
 // along -x (the pin rests against the R end), the force of eq. (34) pushes it along +x, so the
-// pin slides to the P end and back.
+// pin slides towards the P end (about 0.7 mm with the defaults) and back to R.
 
 #include <string>
 #include <vector>
@@ -46,12 +46,12 @@ struct pinslot_params {
   // Table 3.
   contact_options contact;            ///< law, c_r, mu, E, nu, W, ...
   // Eq. (34).
-  double force_amplitude = 1.5;       ///< F_0 [N] (assumed)
+  double force_amplitude = 3.0;       ///< F_0 [N] (assumed)
   double force_duration = 0.0391;     ///< t_F [s], > 0
   vec2 force_point{20e-3, 0.5e-3};     ///< u_F^0 [m] (assumed)
   // The pre-stressed spring (assumed).
-  double spring_stiffness = 700.0;    ///< k [N/m], >= 0
-  double spring_preload = 0.5;        ///< tension at rest [N], >= 0
+  double spring_stiffness = 3000.0;   ///< k [N/m], >= 0
+  double spring_preload = 1.0;        ///< tension at rest [N], >= 0
   double spring_damping = 0.0;        ///< c [N*s/m], >= 0
   vec2 spring_point{0.0, 0.0};        ///< u_S^0 [m]
   double spring_length = 15e-3;      ///< length at rest [m], > 0; the anchor lies at -x of u_S
