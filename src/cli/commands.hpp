@@ -15,5 +15,6 @@ void add_impact_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_summarize_command(CLI::App& app, int& exit_code);
 void add_plot_command(CLI::App& app, int& exit_code);
+void add_pinslot_command(CLI::App& app, int& exit_code);
 
 }  // namespace contactuq::cli

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "contactuq/model/pinslot_model.hpp"
 #include "contactuq/model/receptacle_pin_model.hpp"
 
 namespace contactuq::model {
@@ -46,6 +47,7 @@ void register_builtin_models() {
   r.factories.try_emplace("receptacle_pin", [](const io::study_table& t) {
     return model(receptacle_pin_model::from_study(t));
   });
+  r.factories.try_emplace("pinslot", [](const io::study_table& t) { return model(pinslot_model::from_study(t)); });
 }
 
 std::vector<std::string> registered_models() {
