@@ -316,6 +316,7 @@ event_probability binomial_proportion(std::size_t events, std::size_t trials, do
 
 event_probability probability_above(std::span<const double> values, double threshold,
                                     double confidence, binomial_interval method) {
+  require(!std::isnan(threshold), "threshold", threshold, "", "a number");
   std::size_t events = 0, trials = 0;
   for (const double v : values) {
     if (!std::isfinite(v)) continue;

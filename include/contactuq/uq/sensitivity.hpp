@@ -31,7 +31,9 @@
 // (1-c)/2 and (1+c)/2 quantiles (Hyndman-Fan definition 7) of the B replicates (percentile
 // method, Efron & Tibshirani 1993, ch. 13; Archer, Saltelli & Sobol 1997 for Sobol indices).
 // Replicate b is drawn from stream (seed, bootstrap_replicate, b), as in statistics.hpp, so the
-// intervals do not depend on the thread count.
+// intervals do not depend on the thread count. The bootstrap treats rows as independent, as
+// they are in a Monte Carlo design; on Latin hypercube rows, whose stratification the resamples
+// break, the intervals tend to be wider than the estimator's real scatter (conservative).
 //
 // References: I.M. Sobol, Math. Model. Comput. Exp. 1 (1993) 407-414; A. Saltelli, Comput. Phys.
 // Commun. 145 (2002) 280-297; A. Saltelli, P. Annoni, I. Azzini, F. Campolongo, M. Ratto,
