@@ -33,7 +33,7 @@
 // Replicate b is drawn from stream (seed, bootstrap_replicate, b), as in statistics.hpp, so the
 // intervals do not depend on the thread count. The bootstrap treats rows as independent, as
 // they are in a Monte Carlo design; on Latin hypercube rows, whose stratification the resamples
-// break, the intervals tend to be wider than the estimator's real scatter (conservative).
+// break, the intervals can be somewhat wider than the estimator's real scatter (conservative).
 //
 // References: I.M. Sobol, Math. Model. Comput. Exp. 1 (1993) 407-414; A. Saltelli, Comput. Phys.
 // Commun. 145 (2002) 280-297; A. Saltelli, P. Annoni, I. Azzini, F. Campolongo, M. Ratto,
