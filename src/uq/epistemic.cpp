@@ -20,11 +20,11 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 // The used samples of the included models, centred on the overall mean m, column by column.
 struct crn_matrix {
-  std::size_t k = 0;           // included models
-  std::size_t n = 0;           // used samples
-  std::vector<double> w;       // normalised weights of the included models
-  std::vector<double> z;       // z[j k + model] = Y - m
-  std::vector<double> q;       // Var_M[Y | x_j] = sum_k w_k (z_kj - zbar_j)^2
+  std::size_t k = 0;      // included models
+  std::size_t n = 0;      // used samples
+  std::vector<double> w;  // normalised weights of the included models
+  std::vector<double> z;  // z[j k + model] = Y - m
+  std::vector<double> q;  // Var_M[Y | x_j] = sum_k w_k (z_kj - zbar_j)^2
 };
 
 constexpr std::size_t estimate_count = 6;  // total, aleatoric, epistemic, share, S_M, S_TM
@@ -59,16 +59,16 @@ void estimate_decomposition(const crn_matrix& y, std::span<const double> c, std:
   double aleatoric = 0.0, epistemic = 0.0;
   for (std::size_t k = 0; k < k_count; ++k) {
     v_k[k] /= total_weight;
-    aleatoric += y.w[k] * v_k[k];                         // E_model[Var_aleatoric]
-    epistemic += y.w[k] * (m_k[k] - m) * (m_k[k] - m);    // Var_model[E_aleatoric]
+    aleatoric += y.w[k] * v_k[k];                       // E_model[Var_aleatoric]
+    epistemic += y.w[k] * (m_k[k] - m) * (m_k[k] - m);  // Var_model[E_aleatoric]
   }
   const bool shares = total > 0.0;
   out[0] = total;
   out[1] = aleatoric;
   out[2] = epistemic;
   out[3] = shares ? 100.0 * epistemic / total : nan;
-  out[4] = shares ? epistemic / total : nan;                        // S_M
-  out[5] = shares ? interaction / total_weight / total : nan;       // S_TM
+  out[4] = shares ? epistemic / total : nan;                   // S_M
+  out[5] = shares ? interaction / total_weight / total : nan;  // S_TM
   if (model_mean != nullptr) *model_mean = m_k;
   if (model_variance != nullptr) *model_variance = v_k;
 }
@@ -132,8 +132,8 @@ model_form_decomposition decompose_model_form(const Eigen::MatrixXd& y,
   for (std::size_t j = 0; j < n_all; ++j) {
     bool finite = true;
     for (std::size_t k = 0; k < k_all && finite; ++k) {
-      finite = !included[k] || std::isfinite(y(static_cast<Eigen::Index>(k),
-                                                 static_cast<Eigen::Index>(j)));
+      finite = !included[k] ||
+               std::isfinite(y(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(j)));
     }
     if (!finite) continue;
     for (std::size_t k = 0; k < k_all; ++k) {
@@ -186,15 +186,16 @@ model_form_decomposition decompose_model_form(const Eigen::MatrixXd& y,
     const std::size_t b_count = options.bootstrap_resamples;
     if (b_count > 0) {
       std::vector<double> replicates(b_count * estimate_count);
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 8),
-                        [&](const tbb::blocked_range<std::size_t>& range) {
-                          std::vector<double> counts(crn.n);
-                          for (std::size_t b = range.begin(); b != range.end(); ++b) {
-                            detail::resample_counts(options.seed, b, counts);
-                            estimate_decomposition(
-                                crn, counts, {&replicates[b * estimate_count], estimate_count});
-                          }
-                        });
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 8), [&](const tbb::
+                                                                                blocked_range<
+                                                                                    std::size_t>&
+                                                                                    range) {
+        std::vector<double> counts(crn.n);
+        for (std::size_t b = range.begin(); b != range.end(); ++b) {
+          detail::resample_counts(options.seed, b, counts);
+          estimate_decomposition(crn, counts, {&replicates[b * estimate_count], estimate_count});
+        }
+      });
       std::vector<double> column(b_count);
       for (std::size_t c = 0; c < estimate_count; ++c) {
         for (std::size_t b = 0; b < b_count; ++b) column[b] = replicates[b * estimate_count + c];
@@ -273,9 +274,8 @@ std::string to_string(binomial_interval method) {
 binomial_interval parse_binomial_interval(std::string_view name) {
   if (name == "wilson") return binomial_interval::wilson;
   if (name == "clopper_pearson") return binomial_interval::clopper_pearson;
-  throw parameter_error("interval",
-                        fmt::format("interval = \"{}\": must be one of wilson, clopper_pearson",
-                                    name));
+  throw parameter_error(
+      "interval", fmt::format("interval = \"{}\": must be one of wilson, clopper_pearson", name));
 }
 
 event_probability binomial_proportion(std::size_t events, std::size_t trials, double confidence,
@@ -301,14 +301,14 @@ event_probability binomial_proportion(std::size_t events, std::size_t trials, do
       const double z = boost::math::quantile(boost::math::normal(), 0.5 * (1.0 + confidence));
       const double z2 = z * z;
       const double centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
-      const double half =
-          z / (1.0 + z2 / n) * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
+      const double half = z / (1.0 + z2 / n) * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
       out.ci = {std::max(0.0, centre - half), std::min(1.0, centre + half)};
       break;
     }
     case binomial_interval::clopper_pearson:
       out.ci.low = events == 0 ? 0.0 : boost::math::ibeta_inv(k, n - k + 1.0, 0.5 * alpha);
-      out.ci.high = events == trials ? 1.0 : boost::math::ibeta_inv(k + 1.0, n - k, 1.0 - 0.5 * alpha);
+      out.ci.high =
+          events == trials ? 1.0 : boost::math::ibeta_inv(k + 1.0, n - k, 1.0 - 0.5 * alpha);
       break;
   }
   return out;

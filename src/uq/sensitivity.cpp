@@ -4,6 +4,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -22,9 +23,9 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 struct kept_rows {
   std::size_t n = 0;
   std::size_t d = 0;
-  double offset = 0.0;        // y_bar of the kept rows, subtracted from f_A and f_B
-  std::vector<double> a, b;   // centred f_A, f_B
-  std::vector<double> diff;   // row-major n x d: f_ABi,j - f_A,j
+  double offset = 0.0;       // y_bar of the kept rows, subtracted from f_A and f_B
+  std::vector<double> a, b;  // centred f_A, f_B
+  std::vector<double> diff;  // column-major n x d: diff[i n + j] = f_ABi,j - f_A,j
 };
 
 // V, S_1..S_d, S_T1..S_Td with row j counted w[j] times (header formulas).
@@ -47,7 +48,7 @@ void estimate_indices(const kept_rows& rows, std::span<const double> w, std::spa
   for (std::size_t i = 0; i < d; ++i) {
     double first = 0.0, second = 0.0;
     for (std::size_t j = 0; j < n; ++j) {
-      const double delta = rows.diff[j * d + i];
+      const double delta = rows.diff[i * n + j];
       first += w[j] * (rows.b[j] - shift) * delta;  // Saltelli 2010, Table 2 (b)
       second += w[j] * delta * delta;               // Jansen 1999; Saltelli 2010, Table 2 (f)
     }
@@ -130,16 +131,27 @@ sobol_result sobol_indices(std::span<const double> outputs, const pick_freeze_la
   }
   const std::size_t d = layout.inputs;
 
-  kept_rows rows;
-  rows.d = d;
+  // Rows whose d + 2 outputs are all finite; the others are dropped from every matrix.
+  std::vector<std::size_t> kept;
   for (std::size_t j = 0; j < layout.rows; ++j) {
     const auto row = outputs.subspan(layout.a(j), layout.slots());
-    if (!std::all_of(row.begin(), row.end(), [](double v) { return std::isfinite(v); })) continue;
-    rows.a.push_back(row[0]);
-    rows.b.push_back(row[1]);
-    for (std::size_t i = 0; i < d; ++i) rows.diff.push_back(row[2 + i] - row[0]);
+    if (std::all_of(row.begin(), row.end(), [](double v) { return std::isfinite(v); })) {
+      kept.push_back(j);
+    }
   }
-  rows.n = rows.a.size();
+  kept_rows rows;
+  rows.d = d;
+  rows.n = kept.size();
+  rows.a.resize(rows.n);
+  rows.b.resize(rows.n);
+  rows.diff.resize(rows.n * d);
+  for (std::size_t k = 0; k < rows.n; ++k) {
+    const std::size_t j = kept[k];
+    rows.a[k] = outputs[layout.a(j)];
+    rows.b[k] = outputs[layout.b(j)];
+    for (std::size_t i = 0; i < d; ++i)
+      rows.diff[i * rows.n + k] = outputs[layout.ab(i, j)] - rows.a[k];
+  }
   double sum = 0.0;
   for (std::size_t j = 0; j < rows.n; ++j) sum += rows.a[j] + rows.b[j];
   rows.offset = rows.n > 0 ? sum / (2.0 * static_cast<double>(rows.n)) : 0.0;

@@ -193,9 +193,9 @@ TEST_CASE("failed samples are dropped for every model, models without values are
   for (std::size_t n = 0; n < x.size(); ++n) {
     if (n != 7 && n != 30) kept.push_back(x[n]);
   }
-  const model_form_decomposition e = decompose_model_form(
-      toy({0.0, 2.0, 5.0}, {1.0, 2.0, 1.0}, kept), std::vector<double>{1.0, 1.0, 2.0},
-      {.bootstrap_resamples = 100});
+  const model_form_decomposition e =
+      decompose_model_form(toy({0.0, 2.0, 5.0}, {1.0, 2.0, 1.0}, kept),
+                           std::vector<double>{1.0, 1.0, 2.0}, {.bootstrap_resamples = 100});
   CHECK(e.dropped == 0);
   CHECK(d.total_variance.value == Approx(e.total_variance.value).epsilon(1e-14));
   CHECK(d.epistemic_share_percent.value == Approx(e.epistemic_share_percent.value).epsilon(1e-14));
@@ -211,8 +211,7 @@ TEST_CASE("failed samples are dropped for every model, models without values are
   CHECK(std::isnan(f.model_first_order.ci.high));
 }
 
-TEST_CASE("variance decomposition intervals do not depend on the thread count",
-          "[uq][epistemic]") {
+TEST_CASE("variance decomposition intervals do not depend on the thread count", "[uq][epistemic]") {
   const std::vector<double> x = draw(make_normal(0.0, 1.0), 300, 12);
   const Eigen::MatrixXd y = toy({0.0, 0.5, 1.0}, {1.0, 1.5, 0.7}, x);
   const model_form_decomposition many = decompose_model_form(y, {}, {.bootstrap_resamples = 300});
@@ -229,8 +228,9 @@ TEST_CASE("variance decomposition intervals do not depend on the thread count",
 
 TEST_CASE("bad decomposition input gives the promised message", "[uq][epistemic]") {
   const Eigen::MatrixXd y = Eigen::MatrixXd::Ones(2, 3);
-  CHECK_THROWS_WITH(decompose_model_form(y, std::vector<double>{1.0}),
-                    Contains("1 model weights: must be empty (equal weights) or one per model (2)"));
+  CHECK_THROWS_WITH(
+      decompose_model_form(y, std::vector<double>{1.0}),
+      Contains("1 model weights: must be empty (equal weights) or one per model (2)"));
   CHECK_THROWS_WITH(decompose_model_form(y, std::vector<double>{1.0, -1.0}),
                     Contains("weights = -1"));
   CHECK_THROWS_WITH(decompose_model_form(y, std::vector<double>{0.0, 0.0}),
@@ -273,8 +273,8 @@ TEST_CASE("p-box envelope bounds every model's empirical CDF", "[uq][epistemic]"
   const Eigen::MatrixXd u = unit_design(n, k_count, {.seed = 21});
   Eigen::MatrixXd y = u.transpose();
   for (Eigen::Index k = 0; k < y.rows(); ++k) {
-    y.row(k) = (y.row(k).array() * (1.0 + static_cast<double>(k)) + 0.3 * static_cast<double>(k))
-                   .matrix();
+    y.row(k) =
+        (y.row(k).array() * (1.0 + static_cast<double>(k)) + 0.3 * static_cast<double>(k)).matrix();
   }
   y(2, 5) = qnan;
   const probability_box box = make_probability_box(y, std::size_t{64});

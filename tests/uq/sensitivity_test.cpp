@@ -65,7 +65,8 @@ std::vector<double> linear_outputs(const pick_freeze_design& design) {
   std::vector<double> y(static_cast<std::size_t>(x.rows()));
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
     double s = 0.0;
-    for (Eigen::Index i = 0; i < x.cols(); ++i) s += linear_a[static_cast<std::size_t>(i)] * x(r, i);
+    for (Eigen::Index i = 0; i < x.cols(); ++i)
+      s += linear_a[static_cast<std::size_t>(i)] * x(r, i);
     y[static_cast<std::size_t>(r)] = s;
   }
   return y;
@@ -100,7 +101,8 @@ TEST_CASE("pick-freeze design: AB_i is A with column i from B, in the documented
       const Eigen::MatrixXd ab = design.ab(i);
       CHECK(p.row(static_cast<Eigen::Index>(layout.ab(i, j))) == ab.row(r));
       for (Eigen::Index c = 0; c < 3; ++c) {
-        CHECK(ab(r, c) == (c == static_cast<Eigen::Index>(i) ? design.b()(r, c) : design.a()(r, c)));
+        CHECK(ab(r, c) ==
+              (c == static_cast<Eigen::Index>(i) ? design.b()(r, c) : design.a()(r, c)));
       }
     }
   }
@@ -112,8 +114,7 @@ TEST_CASE("pick-freeze design: AB_i is A with column i from B, in the documented
   }
 }
 
-TEST_CASE("Sobol indices of the Ishigami function match the analytic values",
-          "[uq][sensitivity]") {
+TEST_CASE("Sobol indices of the Ishigami function match the analytic values", "[uq][sensitivity]") {
   // Analytic indices (Ishigami & Homma 1990; Saltelli et al. 2010, sec. 4), a = 7, b = 0.1:
   //   V = a^2/8 + b pi^4/5 + b^2 pi^8/18 + 1/2,  V1 = (1 + b pi^4/5)^2 / 2,  V2 = a^2/8,
   //   V3 = 0,  V13 = b^2 pi^8 (1/18 - 1/50);  S_T1 = (V1 + V13)/V, S_T2 = S2, S_T3 = V13/V.
@@ -191,10 +192,9 @@ TEST_CASE("Sobol bootstrap intervals cover the true indices at about their confi
   for (int r = 0; r < studies; ++r) {
     const pick_freeze_design design = make_pick_freeze_design(
         400, 4, {.kind = design_kind::monte_carlo, .seed = static_cast<std::uint64_t>(100 + r)});
-    const sobol_result s =
-        sobol_indices(linear_outputs(design), design.layout(),
-                      {.confidence = 0.9, .bootstrap_resamples = 200,
-                       .seed = static_cast<std::uint64_t>(r)});
+    const sobol_result s = sobol_indices(
+        linear_outputs(design), design.layout(),
+        {.confidence = 0.9, .bootstrap_resamples = 200, .seed = static_cast<std::uint64_t>(r)});
     const estimate& s1 = s.first_order[1];
     const estimate& st1 = s.total_order[1];
     if (s1.ci.low <= linear_index(1) && linear_index(1) <= s1.ci.high) ++covered_first;

@@ -66,22 +66,22 @@
 namespace contactuq::uq {
 
 struct model_form_decomposition {
-  std::size_t models = 0;                  ///< K rows of Y
-  std::size_t samples = 0;                 ///< N aleatoric samples (columns of Y)
-  std::size_t used = 0;                    ///< samples finite in every included model
-  std::size_t dropped = 0;                 ///< samples - used
+  std::size_t models = 0;                    ///< K rows of Y
+  std::size_t samples = 0;                   ///< N aleatoric samples (columns of Y)
+  std::size_t used = 0;                      ///< samples finite in every included model
+  std::size_t dropped = 0;                   ///< samples - used
   std::vector<std::size_t> excluded_models;  ///< rows with no finite value, left out
-  std::vector<double> weights;        ///< w_k normalised over the included models (0: excluded)
-  std::vector<double> model_mean;     ///< m_k over the used samples (NaN: excluded)
-  std::vector<double> model_variance; ///< v_k over the used samples (NaN: excluded)
-  double mean = 0.0;                  ///< m
-  estimate total_variance;            ///< Var_total
-  estimate aleatoric_variance;        ///< E_model[Var_aleatoric]
-  estimate epistemic_variance;        ///< Var_model[E_aleatoric]
-  estimate epistemic_share_percent;   ///< 100 epistemic / Var_total [%]
-  estimate model_first_order;         ///< S_M
-  estimate model_total_order;         ///< S_TM
-  double confidence = 0.0;            ///< of every interval above
+  std::vector<double> weights;         ///< w_k normalised over the included models (0: excluded)
+  std::vector<double> model_mean;      ///< m_k over the used samples (NaN: excluded)
+  std::vector<double> model_variance;  ///< v_k over the used samples (NaN: excluded)
+  double mean = 0.0;                   ///< m
+  estimate total_variance;             ///< Var_total
+  estimate aleatoric_variance;         ///< E_model[Var_aleatoric]
+  estimate epistemic_variance;         ///< Var_model[E_aleatoric]
+  estimate epistemic_share_percent;    ///< 100 epistemic / Var_total [%]
+  estimate model_first_order;          ///< S_M
+  estimate model_total_order;          ///< S_TM
+  double confidence = 0.0;             ///< of every interval above
   std::size_t bootstrap_resamples = 0;
 };
 
@@ -92,12 +92,12 @@ model_form_decomposition decompose_model_form(const Eigen::MatrixXd& y,
                                               const sensitivity_options& options = {});
 
 struct probability_box {
-  std::vector<double> grid;           ///< t_g, increasing
-  Eigen::MatrixXd cdf;                ///< K x G, F_k(t_g); NaN row for a model with no value
-  std::vector<double> lower;          ///< min_k F_k(t_g) over models with values
-  std::vector<double> upper;          ///< max_k F_k(t_g) over models with values
-  std::vector<std::size_t> used;      ///< finite values of each model
-  std::vector<std::size_t> skipped;   ///< non-finite values of each model
+  std::vector<double> grid;          ///< t_g, increasing
+  Eigen::MatrixXd cdf;               ///< K x G, F_k(t_g); NaN row for a model with no value
+  std::vector<double> lower;         ///< min_k F_k(t_g) over models with values
+  std::vector<double> upper;         ///< max_k F_k(t_g) over models with values
+  std::vector<std::size_t> used;     ///< finite values of each model
+  std::vector<std::size_t> skipped;  ///< non-finite values of each model
 };
 
 // p-box of the rows of y (K x N) on the given increasing grid (parameter_error "grid"
@@ -133,9 +133,8 @@ event_probability probability_above(std::span<const double> values, double thres
                                     double confidence = 0.95,
                                     binomial_interval method = binomial_interval::wilson);
 // One per row of y (K x N): each model's probability of the event.
-std::vector<event_probability> probability_above(const Eigen::MatrixXd& y, double threshold,
-                                                 double confidence = 0.95,
-                                                 binomial_interval method =
-                                                     binomial_interval::wilson);
+std::vector<event_probability> probability_above(
+    const Eigen::MatrixXd& y, double threshold, double confidence = 0.95,
+    binomial_interval method = binomial_interval::wilson);
 
 }  // namespace contactuq::uq

@@ -60,7 +60,7 @@ struct pick_freeze_layout {
   std::size_t rows = 0;    ///< N, >= 1
   std::size_t inputs = 0;  ///< d, >= 1
 
-  std::size_t slots() const { return inputs + 2; }      ///< d + 2 evaluations per row
+  std::size_t slots() const { return inputs + 2; }     ///< d + 2 evaluations per row
   std::size_t size() const { return rows * slots(); }  ///< N (d + 2)
   std::size_t a(std::size_t row) const { return row * slots(); }
   std::size_t b(std::size_t row) const { return row * slots() + 1; }
@@ -112,11 +112,11 @@ struct sensitivity_options {
 };
 
 struct sobol_result {
-  std::size_t rows = 0;     ///< N rows of the design
-  std::size_t used = 0;     ///< rows whose d + 2 outputs are all finite
-  std::size_t dropped = 0;  ///< rows - used
-  double mean = 0.0;        ///< y_bar of [f_A; f_B]
-  estimate variance;        ///< V of [f_A; f_B] (divisor 2N')
+  std::size_t rows = 0;               ///< N rows of the design
+  std::size_t used = 0;               ///< rows whose d + 2 outputs are all finite
+  std::size_t dropped = 0;            ///< rows - used
+  double mean = 0.0;                  ///< y_bar of [f_A; f_B]
+  estimate variance;                  ///< V of [f_A; f_B] (divisor 2N')
   std::vector<estimate> first_order;  ///< S_i, one per input
   std::vector<estimate> total_order;  ///< S_Ti, one per input
   double confidence = 0.0;            ///< of every interval above
