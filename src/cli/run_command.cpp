@@ -101,7 +101,7 @@ void print_summary(const study::ensemble_study& s, const recording_sink& sink) {
   const bool nested = s.cases.size() > 1;
   fmt::print("\n  {:<18} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
              nested ? "output / case" : "output", "unit", "failed", "mean", "sd", "min", "5%", "50%", "95%", "max");
-  const std::size_t n = s.sampling.samples;
+  const std::size_t n = s.per_case();
   for (std::size_t j = 0; j < s.model.outputs().size(); ++j) {
     const auto& v = s.model.outputs()[j];
     const auto& values = sink.outputs()[j];
@@ -176,8 +176,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       fmt::print("contactuq run: {}\n", o->study);
       if (!s.title.empty()) fmt::print("{}\n", s.title);
       fmt::print("model {}, {} samples ({}, seed {}), {} aleatoric inputs, {} thread{}\n", s.model.name(),
-                 s.cases.size() > 1 ? fmt::format("{} epistemic cases x {}", s.cases.size(), s.sampling.samples)
-                                    : fmt::format("{}", s.sampling.samples), uq::to_string(s.sampling.design.kind), s.sampling.design.seed,
+                 s.cases.size() > 1 ? fmt::format("{} epistemic cases x {}", s.cases.size(), s.per_case())
+                                    : fmt::format("{}", s.per_case()), uq::to_string(s.sampling.design.kind), s.sampling.design.seed,
                  s.aleatoric().size(), threads, threads == 1 ? "" : "s");
       if (writer.completed() > 0) fmt::print("resuming after sample {}\n", writer.completed());
     }

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "commands.hpp"
 #include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/study/nested_summary.hpp"
 #include "contactuq/uq/statistics.hpp"
 #include "json_writer.hpp"
 
@@ -57,7 +60,7 @@ std::string attribute(const io::ensemble_input& in, std::string_view key) {
 }
 
 void print_text(const io::ensemble& e, const std::vector<uq::summary>& summaries, const status_counts& c,
-                const summarize_options& o) {
+                const summarize_options& o, bool nested) {
   const auto& m = e.schema.metadata;
   fmt::print("{}: {} of {} samples ({}, seed {}), {} thread{} on {}\n", o.file, e.rows, m.samples, m.design, m.seed,
              m.threads, m.threads == 1 ? "" : "s", m.host.empty() ? "?" : m.host);
@@ -78,6 +81,7 @@ void print_text(const io::ensemble& e, const std::vector<uq::summary>& summaries
                                                         : fmt::format("{} in {}", attribute(in, "value"),
                                                                       attribute(in, "bounds")));
 
+  if (nested) return;  // per case, below: pooling the cases would mix the model forms
   const std::string ci = fmt::format("{:g}% CI", 100.0 * o.confidence);
   fmt::print("\nOutputs (SI units; {} from {} bootstrap resamples; failed samples left out):\n", ci, o.bootstrap);
   for (std::size_t j = 0; j < summaries.size(); ++j) {
@@ -100,8 +104,156 @@ void print_text(const io::ensemble& e, const std::vector<uq::summary>& summaries
   }
 }
 
+std::string ci_text(const uq::interval& i) { return fmt::format("[{:.4g}, {:.4g}]", i.low, i.high); }
+
+void print_nested_text(const study::nested_summary& n, const summarize_options& o) {
+  fmt::print("\n{} epistemic case{} x {} aleatoric samples (common random numbers){}\n", n.cases.size(),
+             n.cases.size() == 1 ? "" : "s", n.samples_per_case,
+             n.pick_freeze ? fmt::format("; Saltelli pick-freeze design, {} evaluations per case",
+                                         n.samples_per_case * (n.aleatoric_inputs.size() + 2))
+                           : "");
+  const std::string ci = fmt::format("{:g}% CI", 100.0 * o.confidence);
+  for (const auto& out : n.outputs) {
+    fmt::print("\n  {} [{}]\n", out.name, out.unit.empty() ? "-" : out.unit);
+    fmt::print("    {:<28} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12}{}\n", "case", "failed", "mean", "sd", "5%", "50%",
+               "95%", out.flag ? fmt::format("   P(= 1) [{}]", ci) : "");
+    for (const auto& c : out.cases) {
+      const auto& u = c.summary;
+      fmt::print("    {:<28} {:>6} {:>12.5g} {:>12.5g} {:>12.5g} {:>12.5g} {:>12.5g}", c.label, u.skipped, u.mean,
+                 u.stddev, u.quantiles.size() > 0 ? u.quantiles[0].value : NAN,
+                 u.quantiles.size() > 1 ? u.quantiles[1].value : NAN, u.quantiles.size() > 2 ? u.quantiles[2].value : NAN);
+      if (c.one) fmt::print("   {:.4f} {}", c.one->value, ci_text(c.one->ci));
+      fmt::print("\n");
+    }
+    if (const auto& d = out.decomposition) {
+      fmt::print("    variance: total {:.4g} = aleatoric E[Var] {:.4g} + epistemic Var[E] {:.4g}; epistemic share "
+                 "{:.1f} % {}\n",
+                 d->total_variance.value, d->aleatoric_variance.value, d->epistemic_variance.value,
+                 d->epistemic_share_percent.value, ci_text(d->epistemic_share_percent.ci));
+      fmt::print("    model form as a factor: first-order {:.3f} {}, total-order {:.3f} {} ({} of {} samples "
+                 "used)\n",
+                 d->model_first_order.value, ci_text(d->model_first_order.ci), d->model_total_order.value,
+                 ci_text(d->model_total_order.ci), d->used, d->samples);
+    }
+    for (const auto& c : out.cases) {
+      if (!c.sobol) continue;
+      fmt::print("    Sobol indices, {} ({} of {} rows used):\n", c.label, c.sobol->used, c.sobol->rows);
+      for (std::size_t i = 0; i < n.aleatoric_inputs.size(); ++i)
+        fmt::print("      {:<18} first {:6.3f} {:<20} total {:6.3f} {}\n", n.aleatoric_inputs[i],
+                   c.sobol->first_order[i].value, ci_text(c.sobol->first_order[i].ci), c.sobol->total_order[i].value,
+                   ci_text(c.sobol->total_order[i].ci));
+    }
+  }
+}
+
+void nested_json(json_writer& w, const study::nested_summary& n) {
+  const auto interval = [&w](std::string_view key, const uq::interval& i) {
+    w.key(key);
+    w.begin_array();
+    w.value(i.low);
+    w.value(i.high);
+    w.end_array();
+  };
+  const auto estimate = [&](std::string_view key, const uq::estimate& e) {
+    w.key(key);
+    w.begin_object();
+    w.field("value", e.value);
+    interval("ci", e.ci);
+    w.end_object();
+  };
+  w.key("nested");
+  w.begin_object();
+  w.key("cases");
+  w.begin_array();
+  for (const auto& c : n.cases) w.value(c);
+  w.end_array();
+  w.key("aleatoric_inputs");
+  w.begin_array();
+  for (const auto& c : n.aleatoric_inputs) w.value(c);
+  w.end_array();
+  w.field("samples_per_case", n.samples_per_case);
+  w.key("outputs");
+  w.begin_array();
+  for (const auto& out : n.outputs) {
+    w.begin_object();
+    w.field("name", out.name);
+    w.field("unit", out.unit);
+    w.key("cases");
+    w.begin_array();
+    for (const auto& c : out.cases) {
+      w.begin_object();
+      w.field("label", c.label);
+      w.field("used", c.summary.used);
+      w.field("left_out", c.summary.skipped);
+      w.field("mean", c.summary.mean);
+      w.field("sd", c.summary.stddev);
+      w.field("min", c.summary.min);
+      w.field("max", c.summary.max);
+      w.key("quantiles");
+      w.begin_array();
+      for (const auto& q : c.summary.quantiles) {
+        w.begin_object();
+        w.field("p", q.probability);
+        w.field("value", q.value);
+        w.end_object();
+      }
+      w.end_array();
+      if (c.one) {
+        w.key("probability_of_1");
+        w.begin_object();
+        w.field("value", c.one->value);
+        interval("ci", c.one->ci);
+        w.field("events", c.one->events);
+        w.field("trials", c.one->trials);
+        w.end_object();
+      }
+      if (c.sobol) {
+        w.key("sobol");
+        w.begin_object();
+        w.field("used", c.sobol->used);
+        w.key("first_order");
+        w.begin_array();
+        for (const auto& e : c.sobol->first_order) {
+          w.begin_object();
+          w.field("value", e.value);
+          interval("ci", e.ci);
+          w.end_object();
+        }
+        w.end_array();
+        w.key("total_order");
+        w.begin_array();
+        for (const auto& e : c.sobol->total_order) {
+          w.begin_object();
+          w.field("value", e.value);
+          interval("ci", e.ci);
+          w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+      }
+      w.end_object();
+    }
+    w.end_array();
+    if (const auto& d = out.decomposition) {
+      w.key("decomposition");
+      w.begin_object();
+      w.field("used", d->used);
+      estimate("total_variance", d->total_variance);
+      estimate("aleatoric_variance", d->aleatoric_variance);
+      estimate("epistemic_variance", d->epistemic_variance);
+      estimate("epistemic_share_percent", d->epistemic_share_percent);
+      estimate("model_first_order", d->model_first_order);
+      estimate("model_total_order", d->model_total_order);
+      w.end_object();
+    }
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
 void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries, const status_counts& c,
-                const summarize_options& o) {
+                const summarize_options& o, const std::optional<study::nested_summary>& nested) {
   json_writer w;
   const auto& m = e.schema.metadata;
   w.begin_object();
@@ -178,6 +330,7 @@ void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries
     w.end_object();
   }
   w.end_array();
+  if (nested) nested_json(w, *nested);
   w.end_object();
   fmt::print("{}\n", w.str());
 }
@@ -197,10 +350,22 @@ void summarize_ensemble(const summarize_options& o) {
     summaries.push_back(uq::summarize(values, so));
   }
   const status_counts c = count_status(e);
-  if (o.json)
-    print_json(e, summaries, c, o);
-  else
-    print_text(e, summaries, c, o);
+  std::optional<study::nested_summary> nested;
+  if (e.schema.metadata.cases() > 1 || e.schema.metadata.pick_freeze_inputs > 0) {
+    study::nested_summary_options no;
+    no.summary = so;
+    no.summary.bootstrap_resamples = 0;  // per-case quantiles without intervals: the table is wide already
+    no.sensitivity.bootstrap_resamples = o.bootstrap;
+    no.sensitivity.confidence = o.confidence;
+    no.sensitivity.seed = o.seed;
+    nested = study::summarize_nested(e, no);
+  }
+  if (o.json) {
+    print_json(e, summaries, c, o, nested);
+  } else {
+    print_text(e, summaries, c, o, nested.has_value());
+    if (nested) print_nested_text(*nested, o);
+  }
 }
 
 }  // namespace

@@ -108,6 +108,10 @@ void ensemble_schema::validate() const {
           ">= 1");
   require(metadata.threads >= 1, "metadata.threads", static_cast<double>(metadata.threads), "",
           ">= 1");
+  if (metadata.pick_freeze_inputs > 0 && metadata.aleatoric_samples() % (metadata.pick_freeze_inputs + 2) != 0)
+    throw parameter_error("metadata.pick_freeze_inputs",
+                          fmt::format("{} samples per case are no multiple of d + 2 = {}", metadata.aleatoric_samples(),
+                                      metadata.pick_freeze_inputs + 2));
   if (metadata.samples % metadata.cases() != 0)
     throw parameter_error("metadata.epistemic_cases",
                           fmt::format("metadata.samples = {} is no multiple of the {} epistemic cases",
@@ -193,6 +197,7 @@ void write_metadata(hdf5::group& g, const ensemble_metadata& m) {
   g.set_attribute("threads", static_cast<std::uint64_t>(m.threads));
   g.set_attribute("epistemic_cases", m.epistemic_cases);
   g.set_attribute("aleatoric_samples", static_cast<std::uint64_t>(m.aleatoric_samples()));
+  g.set_attribute("pick_freeze_inputs", static_cast<std::uint64_t>(m.pick_freeze_inputs));
 }
 
 ensemble_metadata read_metadata(const hdf5::file& f) {
@@ -211,6 +216,7 @@ ensemble_metadata read_metadata(const hdf5::file& f) {
   m.threads = g.numeric_attribute<std::uint64_t>("threads");
   // Files of format version 1 written before epistemic cases existed have one implicit case.
   if (g.has_attribute("epistemic_cases")) m.epistemic_cases = g.strings_attribute("epistemic_cases");
+  if (g.has_attribute("pick_freeze_inputs")) m.pick_freeze_inputs = g.numeric_attribute<std::uint64_t>("pick_freeze_inputs");
   return m;
 }
 

@@ -99,7 +99,7 @@ run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& i
                          const run_options& options) {
   options.validate();
   const std::size_t n = study.rows();
-  const std::size_t per_case = study.sampling.samples;
+  const std::size_t per_case = study.per_case();
   const model::model& m = study.model;
   if (static_cast<std::size_t>(inputs.rows()) != n || static_cast<std::size_t>(inputs.cols()) != m.inputs().size())
     throw std::invalid_argument(fmt::format("run_ensemble: inputs are {} x {}, the study needs {} x {}",
@@ -216,6 +216,7 @@ io::ensemble_schema ensemble_schema_for(const ensemble_study& study, const io::s
   s.metadata.samples = study.rows();
   if (!study.epistemic.empty())
     for (const epistemic_case& c : study.cases) s.metadata.epistemic_cases.push_back(c.label);
+  if (study.sampling.sobol) s.metadata.pick_freeze_inputs = study.aleatoric().size();
   return s;
 }
 

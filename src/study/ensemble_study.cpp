@@ -9,6 +9,7 @@
 
 #include "contactuq/model/registry.hpp"
 #include "contactuq/uq/rank_correlation.hpp"
+#include "contactuq/uq/sensitivity.hpp"
 
 namespace contactuq::study {
 
@@ -182,7 +183,7 @@ std::vector<epistemic_case> make_cases(const ensemble_study& study, const io::st
 
 sampling_options read_sampling(const io::study_table& t, const std::vector<input_spec>& inputs,
                                const std::vector<std::size_t>& aleatoric) {
-  t.allow_only({"design", "samples", "seed", "stratum", "failures", "retries", "correlation"});
+  t.allow_only({"design", "samples", "seed", "stratum", "failures", "retries", "correlation", "sobol"});
   sampling_options s;
   s.design.kind = uq::parse_design_kind(
       t.choice("design", {"monte_carlo", "latin_hypercube", "maximin_latin_hypercube"}, "latin_hypercube"));
@@ -200,6 +201,9 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
   const std::int64_t retries = t.integer_or("retries", s.retries);
   if (retries < 1 || retries > 100) t.fail("retries", "must be an integer in [1, 100]");
   s.retries = static_cast<int>(retries);
+  s.sobol = t.boolean_or("sobol", false);
+  if (s.sobol && t.has("correlation"))
+    t.fail("sobol", "Sobol indices need independent inputs: remove [[sampling.correlation]] or sobol = true");
 
   if (!t.has("correlation")) return s;
   const auto d = static_cast<Eigen::Index>(aleatoric.size());
@@ -284,8 +288,11 @@ ensemble_study read_ensemble_study(const io::study_document& doc) {
 
 io::sample_matrix sample_inputs(const ensemble_study& study) {
   const auto aleatoric = study.aleatoric();
-  const std::size_t n = study.sampling.samples;
-  Eigen::MatrixXd u = uq::unit_design(n, aleatoric.size(), study.sampling.design);
+  const std::size_t n = study.per_case();
+  Eigen::MatrixXd u = study.sampling.sobol
+                          ? uq::make_pick_freeze_design(study.sampling.samples, aleatoric.size(), study.sampling.design)
+                                .points()
+                          : uq::unit_design(n, aleatoric.size(), study.sampling.design);
   if (study.sampling.rank_correlation.size() > 0)
     u = uq::impose_rank_correlation(u, study.sampling.rank_correlation, study.sampling.design.seed);
   std::vector<uq::distribution> dists;

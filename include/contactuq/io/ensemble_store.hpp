@@ -99,6 +99,9 @@ struct ensemble_metadata {
   // blocks of samples / K rows, block k evaluated under case k with the same aleatoric inputs
   // (common random numbers). Empty: one case, no epistemic loop.
   std::vector<std::string> epistemic_cases;
+  // d of a Saltelli pick-freeze design (uq/sensitivity.hpp) over the d aleatoric inputs: each
+  // case's rows are then N (d + 2) evaluations in pick_freeze_layout order; 0: a plain design.
+  std::size_t pick_freeze_inputs = 0;
 
   std::size_t cases() const noexcept { return epistemic_cases.empty() ? 1 : epistemic_cases.size(); }
   std::size_t aleatoric_samples() const noexcept { return samples / cases(); }

@@ -22,7 +22,10 @@
 //                           "maximin_latin_hypercube"; samples = N; seed; stratum =
 //                           "random" | "centred"; failures = "record" (default) | "abort" |
 //                           "retry", retries = 2; [[sampling.correlation]] between = [a, b],
-//                           rho = Spearman rank correlation (Iman–Conover)
+//                           rho = Spearman rank correlation (Iman–Conover);
+//                           sobol = true: a Saltelli pick-freeze design (uq/sensitivity.hpp),
+//                           N (d + 2) evaluations per case, for Sobol indices of the d aleatoric
+//                           inputs (which must then be independent)
 //
 // The inputs of sample i depend only on the study (design, N, seed, correlations): see
 // sample_inputs.
@@ -84,6 +87,7 @@ struct sampling_options {
   Eigen::MatrixXd rank_correlation;
   failure_policy failures = failure_policy::record;
   int retries = 2;                       ///< extra attempts under `retry`, in [1, 100]
+  bool sobol = false;                    ///< pick-freeze design: N (d + 2) evaluations
 };
 
 struct ensemble_study {
@@ -97,8 +101,11 @@ struct ensemble_study {
 
   // Indices into `inputs` of the aleatoric inputs: the columns of the design.
   std::vector<std::size_t> aleatoric() const;
-  // Samples the study evaluates: cases x N; row r is aleatoric sample r % N under case r / N.
-  std::size_t rows() const { return std::max<std::size_t>(cases.size(), 1) * sampling.samples; }
+  // Evaluations per case: N, or N (d + 2) for a Sobol (pick-freeze) design.
+  std::size_t per_case() const { return sampling.samples * (sampling.sobol ? aleatoric().size() + 2 : 1); }
+  // Samples the study evaluates: cases x per_case(); row r is aleatoric point r % per_case()
+  // under case r / per_case().
+  std::size_t rows() const { return std::max<std::size_t>(cases.size(), 1) * per_case(); }
   // The model of case c.
   const model::model& case_model(std::size_t c) const { return cases.empty() ? model : cases.at(c).model; }
 };
