@@ -78,6 +78,10 @@ void add_plot_command(CLI::App& app, int& exit_code) {
     const std::string old = std::getenv("PYTHONPATH") ? std::getenv("PYTHONPATH") : "";
     setenv("PYTHONPATH", (old.empty() ? dir : fmt::format("{}:{}", dir, old)).c_str(), 1);
     setenv("MPLBACKEND", "Agg", 0);
+    // The figures of nested studies use `contactuq summarize --json` of this very executable.
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) setenv("CONTACTUQ_EXE", self.c_str(), 1);
     std::vector<std::string> args = {python_interpreter(), "-m",      "contactuq.plot", o->file, "--outdir",
                                      outdir.string(),      "--format", o->format};
     for (const auto& name : o->outputs) {

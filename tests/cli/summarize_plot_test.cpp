@@ -118,3 +118,35 @@ TEST_CASE("plot writes a histogram and a CDF per output and a band per curve", "
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, Contains("no output 'no_such_output'") && Contains("peak_insertion"));
 }
+
+TEST_CASE("a nested study with Sobol sampling: summarize per case, horsetail and Sobol figures", "[cli][plot]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("contactuq-nested-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string text = read_text(std::string(CONTACTUQ_SOURCE_DIR) + "/studies/quickstart.toml");
+  text = text.substr(0, text.find("# Stiffer arms"));  // Sobol indices need independent inputs
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  };
+  replace("samples = 1000", "samples = 60\nsobol = true");
+  replace("points = 200 ", "points = 40 ");
+  text += "\n[parameters.phi]\nrole = \"epistemic\"\nchoices = [\"10 deg\", \"30 deg\"]\n";
+  std::ofstream((dir / "study.toml").string()) << text;
+  const std::string file = (dir / "nested.h5").string();
+  REQUIRE(run_cli("run " + (dir / "study.toml").string() + " -o " + file + " -q").exit_code == 0);
+
+  const cli_result s = run_cli("summarize " + file + " --bootstrap 100");
+  INFO(s.output);
+  REQUIRE(s.exit_code == 0);
+  CHECK_THAT(s.output, Contains("2 epistemic cases x 60 aleatoric samples") && Contains("phi=10 deg") &&
+                           Contains("phi=30 deg") && Contains("epistemic share") &&
+                           Contains("Sobol indices, phi=30 deg") && Contains("theta0"));
+
+  const cli_result p = run_cli("plot " + file + " -o " + (dir / "plots").string() + " --output x_c");
+  INFO(p.output);
+  REQUIRE(p.exit_code == 0);
+  for (const char* name : {"x_c_horsetail.png", "x_c_sobol.png"})
+    CHECK(std::filesystem::file_size(dir / "plots" / name) > 10000);
+  std::filesystem::remove_all(dir);
+}

@@ -1,5 +1,7 @@
 """Figures of an ensemble (`contactuq run`): per scalar output a histogram and an empirical CDF,
-per curve output the median over the samples with the 5-95 % band."""
+per curve output the median over the samples with the 5-95 % band. A nested study gets per
+output the CDF of every epistemic case with their envelope (horsetail and p-box) and, with a
+pick-freeze design, bars of the Sobol indices per case."""
 
 import numpy as np
 
@@ -79,9 +81,102 @@ def plot(path, outdir, fmt, args):
         if name not in e.output_names:
             raise KeyError(f"no output {name!r}; the outputs are: {', '.join(e.output_names)}")
     written = []
+    nested = bool(e.metadata.get("epistemic_cases")) or int(e.metadata.get("pick_freeze_inputs", 0)) > 0
+    summary = _nested_summary(path) if nested else None
     for name in outputs:
-        written += scalar_figures(e, name, outdir, fmt)
+        if not nested:
+            written += scalar_figures(e, name, outdir, fmt)
+            continue
+        written.append(horsetail_figure(e, name, outdir, fmt, summary))
+        if int(e.metadata.get("pick_freeze_inputs", 0)) > 0:
+            written.append(sobol_figure(e, name, outdir, fmt, summary))
     for name in curves:
         e.curve(name)  # raises KeyError listing the curves
         written.append(curve_figure(e, name, outdir, fmt))
     return written
+
+
+def _nested_summary(path):
+    """`contactuq summarize --json` of the file: per-case statistics, decomposition, Sobol."""
+    import json
+    import os
+    import subprocess
+
+    exe = os.environ.get("CONTACTUQ_EXE", "contactuq")
+    out = subprocess.run([exe, "summarize", path, "--json", "--bootstrap", "300"], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out).get("nested")
+
+
+def _case_values(e, j, c):
+    """Distribution samples of output j under case c (A rows of a pick-freeze design)."""
+    per_case = e.rows // max(1, len(e.metadata.get("epistemic_cases", []) or [""]))
+    d = int(e.metadata.get("pick_freeze_inputs", 0))
+    rows = np.arange(c * per_case, (c + 1) * per_case)
+    if d:
+        rows = rows[:: d + 2]
+    return e.outputs[rows, j]
+
+
+def horsetail_figure(e, name, outdir, fmt, summary):
+    """Family of empirical CDFs, one per epistemic case, with their envelope (the p-box)."""
+    j = e.output_names.index(name)
+    unit = e.output_units[j]
+    _, factor = display_unit(unit)
+    cases = e.metadata.get("epistemic_cases") or ["nominal"]
+    fig, ax = new_figure(7.0, 4.6)
+    grid_values = []
+    curves = []
+    for c, label in enumerate(cases):
+        v = _case_values(e, j, c) * factor
+        v = np.sort(v[np.isfinite(v)])
+        if v.size == 0:
+            continue
+        f = np.arange(1, v.size + 1) / v.size
+        ax.step(v, f, where="post", linewidth=1.2, label=label)
+        grid_values.append(v)
+        curves.append(v)
+    if len(curves) > 1:
+        grid = np.unique(np.concatenate(grid_values))
+        cdfs = np.array([np.searchsorted(v, grid, side="right") / v.size for v in curves])
+        ax.fill_between(grid, cdfs.min(axis=0), cdfs.max(axis=0), step="post", color="0.6", alpha=0.25,
+                        label="p-box (envelope over models)")
+    note = ""
+    if summary:
+        for o in summary["outputs"]:
+            if o["name"] == name and "decomposition" in o:
+                share = o["decomposition"]["epistemic_share_percent"]
+                note = (f"; epistemic share of the variance {share['value']:.1f} % "
+                        f"[{share['ci'][0]:.1f}, {share['ci'][1]:.1f}]")
+    ax.set_xlabel(axis_label(name, unit))
+    ax.set_ylabel("P(output <= x)")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(f"{name}: CDF per model (horsetail){note}\n{_title(e)}", fontsize=9)
+    return save(fig, outdir, f"{name}_horsetail", fmt)
+
+
+def sobol_figure(e, name, outdir, fmt, summary):
+    """Bars of first- and total-order Sobol indices per aleatoric input, one group per case."""
+    o = next(o for o in summary["outputs"] if o["name"] == name)
+    inputs = summary["aleatoric_inputs"]
+    cases = [c for c in o["cases"] if "sobol" in c]
+    fig, ax = new_figure(max(6.4, 1.2 * len(inputs) * max(1, len(cases)) ** 0.5), 4.4)
+    width = 0.8 / (2 * len(cases))
+    x = np.arange(len(inputs))
+    for k, c in enumerate(cases):
+        for order, hatch in (("first_order", ""), ("total_order", "//")):
+            vals = np.array([s["value"] if s["value"] is not None else np.nan for s in c["sobol"][order]])
+            lo = np.array([s["ci"][0] if s["ci"][0] is not None else np.nan for s in c["sobol"][order]])
+            hi = np.array([s["ci"][1] if s["ci"][1] is not None else np.nan for s in c["sobol"][order]])
+            pos = x - 0.4 + width * (2 * k + (order == "total_order") + 0.5)
+            ax.bar(pos, vals, width, yerr=[vals - lo, hi - vals], capsize=2, hatch=hatch,
+                   color=f"C{k}", edgecolor="k", linewidth=0.4,
+                   label=f"{c['label']}: {'first' if order == 'first_order' else 'total'} order")
+    ax.axhline(0, color="k", linewidth=0.6)
+    ax.set_xticks(x, inputs)
+    ax.set_ylabel("Sobol index [-]")
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title(f"{name}: Sobol indices of the aleatoric inputs (95 % bootstrap intervals)\n{_title(e)}",
+                 fontsize=9)
+    return save(fig, outdir, f"{name}_sobol", fmt)
