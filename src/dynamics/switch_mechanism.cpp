@@ -187,6 +187,7 @@ struct event_values {
   double part = 0.0;     // stuck: force between the stuck bodies, falls through 0
   double closure = 0.0;  // x2 - x_cr,4
   double turn = 0.0;     // delta': rises through 0 where the rebounding slider turns
+  double carrier = 0.0;  // x2': rises through 0 where the carrier turns forward again
 };
 
 }  // namespace
@@ -231,6 +232,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
     const double d = m.overlap(y), v = mechanism::overlap_rate(y);
     g.closure = y[X2] - x_closed;
     g.turn = v;
+    g.carrier = y[V2];
     switch (m.current) {
       case mode::free:
         g.start = m.impact_map ? d : std::min(d, m.law.release_margin(d, v));
@@ -319,6 +321,8 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
   double release_overlap = 0.0;    // delta where the first impact let go
   double min_overlap = 0.0;        // smallest delta in that flight
   bool first_contact_done = false;
+  bool carrier_turned = false;     // the carrier turned back after closing
+  double lowest_carrier = std::numeric_limits<double>::infinity();  // x2 from then on
 
   auto fail = [&](switch_status status, const std::string& what) {
     r.status = status;
@@ -386,6 +390,20 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
           const double t = locate(ta, t_stop, g_prev.closure, g_s.closure,
                                   [&](const state& s) { return s[X2] - x_closed; });
           r.chatter_time = t * time;
+        }
+      }
+      // After the carrier's first turning point on the barrel: its lowest position, at its
+      // turning points (x2' rising through 0) and step ends.
+      if (!std::isnan(r.closure_time)) {
+        if (!carrier_turned && g_prev.carrier > 0 && g_s.carrier <= 0) carrier_turned = true;
+        if (carrier_turned) {
+          double low = y_s[X2];
+          if (g_prev.carrier < 0 && g_s.carrier >= 0) {
+            const double t = locate(ta, t_stop, -g_prev.carrier, -g_s.carrier,
+                                    [&](const state& s) { return -s[V2]; });
+            low = std::min(low, at(t)[X2]);
+          }
+          lowest_carrier = std::min(lowest_carrier, low);
         }
       }
       if (tracking_rebound) {
@@ -540,9 +558,11 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
   en.dissipated_receptacle = -y[W_RECEPTACLE] - arm_energy;
 
   r.closed = y[X2] >= x_closed;
+  if (!std::isnan(r.closure_time)) r.closure_margin = std::min(lowest_carrier, y[X2]) - x_closed;
   if (std::isnan(r.closure_time))
     r.notes.push_back(fmt::format(
-        "closure_time: the carrier never reached the pin barrel (x_cr,4 = {:.4g} mm) by t = {:.4g} s",
+        "closure_time, closure_margin: the carrier never reached the pin barrel (x_cr,4 = {:.4g} mm) "
+        "by t = {:.4g} s",
         x_closed * 1e3, t_reached));
   if (r.contacts == 0) {
     r.notes.push_back(fmt::format(

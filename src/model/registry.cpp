@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "contactuq/model/receptacle_pin_model.hpp"
+#include "contactuq/model/switch_model.hpp"
 
 namespace contactuq::model {
 
@@ -46,6 +47,7 @@ void register_builtin_models() {
   r.factories.try_emplace("receptacle_pin", [](const io::study_table& t) {
     return model(receptacle_pin_model::from_study(t));
   });
+  r.factories.try_emplace("switch", [](const io::study_table& t) { return model(switch_model::from_study(t)); });
 }
 
 std::vector<std::string> registered_models() {

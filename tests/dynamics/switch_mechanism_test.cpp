@@ -32,8 +32,8 @@ switch_params nominal() {
   p.F0 = 1.0;
   p.k12 = 2000;
   p.c12 = 0.35;
-  p.k3 = 20000;
-  p.c3 = 5;
+  p.k3 = 50000;
+  p.c3 = 10;
   p.g0 = 4.0e-3;
   auto& q = p.receptacle;
   q.Rr = 0.060 * inch;
@@ -87,7 +87,7 @@ TEST_CASE("switch: explore", "[.explore]") {
     std::cout << name << " status " << int(r.status) << " " << r.message << " closed " << r.closed << " tclose "
               << r.closure_time << " timp " << r.impact_time << " vimp " << r.impact_velocity << " e1 "
               << r.first_restitution << " impacts " << r.impacts << " contacts " << r.contacts << " rebound "
-              << r.rebound_amplitude << " settle " << r.settling_time << " chatter " << r.chatter << " Fpk "
+              << r.rebound_amplitude << " settle " << r.settling_time << " chatter " << r.chatter << " margin " << r.closure_margin << " Fpk "
               << r.peak_contact_force << " res " << r.residual_indentation << " steps " << r.steps << " rhs "
               << r.rhs_evaluations << " restarts " << r.restarts << " ms " << ms << "\n";
     const auto& en = r.energy;
@@ -104,7 +104,7 @@ TEST_CASE("switch: explore variants", "[.explore2]") {
     std::cout << tag << " status " << int(r.status) << " " << r.message << " closed " << r.closed << " tclose "
               << r.closure_time << " vimp " << r.impact_velocity << " e1 " << r.first_restitution << " impacts "
               << r.impacts << " rebound " << r.rebound_amplitude << " settle " << r.settling_time << " chatter "
-              << r.chatter << " Fpk " << r.peak_contact_force << " steps " << r.steps << " x2 " << r.x2 << "\n";
+              << r.chatter << " margin " << r.closure_margin << " Fpk " << r.peak_contact_force << " steps " << r.steps << " x2 " << r.x2 << "\n";
     const auto& en = r.energy;
     std::cout << "   W " << en.drive_work << " K " << en.kinetic << " U " << en.stored << " Dc " << en.dissipated_contact
               << " Dd " << en.dissipated_dampers << " Dr " << en.dissipated_receptacle << "\n";
@@ -122,5 +122,36 @@ TEST_CASE("switch: explore variants", "[.explore2]") {
     p.c12 = 0;
     p.c3 = 0;
     show("conservative hertz", simulate_switch(p, law("hertz")));
+  }
+}
+
+TEST_CASE("switch: dump", "[.dump]") {
+  auto p = nominal();
+  switch_options o;
+  o.curve_points = 2001;
+  const auto r = simulate_switch(p, law("brake"), o);
+  std::FILE* f = std::fopen("/tmp/switch_dump.csv", "w");
+  for (std::size_t k = 0; k < r.time.size(); ++k)
+    std::fprintf(f, "%g,%g,%g,%g,%g\n", r.time[k], r.slider[k], r.carrier[k], r.stop[k], r.force[k]);
+  std::fclose(f);
+}
+
+TEST_CASE("switch: tolerances", "[.tol]") {
+  for (const char* name : {"cor", "kelvin_voigt", "brake", "etsion", "thornton"}) {
+    std::map<std::string, double> v;
+    if (std::string(name) == "cor") v["restitution"] = 0.8;
+    const auto l = law(name, v);
+    for (auto [rt, at] : std::vector<std::pair<double, double>>{{1e-10, 1e-11}, {1e-8, 1e-9}, {1e-7, 1e-8}, {1e-6, 1e-7}, {1e-6, 1e-6}}) {
+      switch_options o;
+      o.relative_tolerance = rt;
+      o.absolute_tolerance = at;
+      o.curve_points = 0;
+      auto t0 = std::chrono::steady_clock::now();
+      switch_result r;
+      for (int i = 0; i < 10; ++i) r = simulate_switch(nominal(), l, o);
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;
+      std::cout << fmt::format("{:13s} rt {:g} at {:g}: vimp {:.6f} e1 {:.5f} imp {} cont {} reb {:.4g} settle {:.4g} margin {:.5g} Fpk {:.5g} res {:.4g} diss {:.6g} steps {} restarts {} ms {:.2f}\n",
+                               name, rt, at, r.impact_velocity, r.first_restitution, r.impacts, r.contacts, r.rebound_amplitude, r.settling_time, r.closure_margin, r.peak_contact_force, r.residual_indentation, r.energy.dissipated(), r.steps, r.restarts, ms);
+    }
   }
 }

@@ -61,9 +61,9 @@ struct switch_params {
 
 struct switch_options {
   double t_end = 0.04;                ///< simulated time after release [s], > 0
-  double relative_tolerance = 1e-8;   ///< rtol of the error control [-], in [1e-13, 1e-3]
+  double relative_tolerance = 1e-6;   ///< rtol of the error control [-], in [1e-13, 1e-3]
   // atol on the scaled states (positions / g0, velocities / V, energies / (F0 g0)) [-], (0, 1e-3]
-  double absolute_tolerance = 1e-9;
+  double absolute_tolerance = 1e-7;
   long max_steps = 200000;            ///< accepted steps per simulation [-], >= 10
   int curve_points = 201;             ///< points of the time grid of the curves [-], 0 or >= 2
   // Settled: |x1 - x1(t_end)| stays below this band from the settling time on [m], > 0.
@@ -110,6 +110,10 @@ struct switch_result {
   double closure_time = std::numeric_limits<double>::quiet_NaN();  ///< first x2 = x_cr,4 [s]
   double chatter_time = std::numeric_limits<double>::quiet_NaN();  ///< first fall back [s]
   double closure_position = 0.0;  ///< x_cr,4 of the arms [m]
+  // Smallest x2 - x_cr,4 from the carrier's first turning point after closure to t_end (or at
+  // t_end, if it never turned back) [m]: how far onto the barrel the carrier stayed; negative
+  // when it chattered. NaN if it never closed.
+  double closure_margin = std::numeric_limits<double>::quiet_NaN();
   double impact_time = std::numeric_limits<double>::quiet_NaN();     ///< first contact start [s]
   double impact_velocity = std::numeric_limits<double>::quiet_NaN();  ///< delta' there [m/s]
   // -delta' after / delta' before the first impact (at its contact end) [-]
