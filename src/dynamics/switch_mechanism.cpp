@@ -248,9 +248,10 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
     return g;
   };
 
-  auto stepper = odeint::make_dense_output(o.absolute_tolerance, o.relative_tolerance,
-                                           odeint::runge_kutta_dopri5<state>());
+  // Steps of at most t_end / 100, so that no step hides a whole bounce from the event search.
   const double tau_end = o.t_end / time;
+  auto stepper = odeint::make_dense_output(o.absolute_tolerance, o.relative_tolerance, tau_end / 100,
+                                           odeint::runge_kutta_dopri5<state>());
   auto at = [&](double tau) {
     state z;
     stepper.calc_state(tau, z);
@@ -357,10 +358,27 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
         if (which == event::none || t < t_stop) which = e, t_stop = t;
       };
       switch (m.current) {
-        case mode::free:
-          consider(event::start, -g_prev.start, -g_b.start,
-                   [&](const state& s) { return -events(s).start; });
+        case mode::free: {
+          // A whole bounce can fit in one step (free flight under constant forces is a
+          // polynomial the integrator follows exactly): the contact start is searched on four
+          // sub-intervals of the step.
+          constexpr int parts = 4;
+          double a = ta, h_a = -g_prev.start;
+          for (int i = 1; i <= parts && which == event::none; ++i) {
+            const double b = i == parts ? tb : ta + (tb - ta) * i / parts;
+            const double h_b = i == parts ? -g_b.start : -events(at(b)).start;
+            if (h_a > 0 && h_b <= 0) {
+              t_stop = locate(a, b, h_a, h_b, [&](const state& s) { return -events(s).start; });
+              which = event::start;
+            }
+            a = b, h_a = h_b;
+          }
+          // An impact map needs an approach: delta may sit a rounding error above 0 while the
+          // slider leaves the stop after a bounce.
+          if (which == event::start && m.impact_map && !(mechanism::overlap_rate(at(t_stop)) > 0))
+            which = event::none, t_stop = tb;
           break;
+        }
         case mode::contact:
           consider(event::release, g_prev.release, g_b.release,
                    [&](const state& s) { return events(s).release; });
@@ -476,6 +494,8 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
                 const auto out = contact::cor_impact(contact::cor_params{e}, p.m1, p.m3, y[V1], y[V3]);
                 y[V1] = out.velocity_1;
                 y[V3] = out.velocity_2;
+                // Leave from just outside the stop, so that the next approach crosses 0.
+                while (m.overlap(y) >= 0) y[X1] = std::nextafter(y[X1], -1.0);
               }
               y[W_CONTACT] += 0.5 * mass * (1 - e * e) * v * v;
               if (r.contacts == 1) {
