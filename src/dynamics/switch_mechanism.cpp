@@ -333,6 +333,11 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
   };
 
   enum class event { none, start, release, peak, part };
+  // An impact map leaves the stop from just outside it (delta < 0 by a rounding error), so that
+  // the next approach is a crossing of delta = 0.
+  auto leave_stop = [&](state& s) {
+    while (m.overlap(s) >= 0) s[X1] = std::nextafter(s[X1], -1.0);
+  };
 
   try {
     for (;;) {
@@ -373,10 +378,6 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
             }
             a = b, h_a = h_b;
           }
-          // An impact map needs an approach: delta may sit a rounding error above 0 while the
-          // slider leaves the stop after a bounce.
-          if (which == event::start && m.impact_map && !(mechanism::overlap_rate(at(t_stop)) > 0))
-            which = event::none, t_stop = tb;
           break;
         }
         case mode::contact:
@@ -457,6 +458,11 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
           }
         }
       }
+      // A contact the event search missed would let the slider pass through the stop.
+      if (m.current == mode::free && m.overlap(y_s) > m.max_overlap + 0.01 * p.g0)
+        return fail(switch_status::solver_error,
+                    fmt::format("missed a contact start: the slider is {} m into the stop at t = {} s",
+                                m.overlap(y_s), t_stop * time));
       record_points(t_stop, &y_s);
       track.emplace_back(t_stop * time, y_s[X1]);
 
@@ -478,26 +484,26 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
             if (tracking_rebound) tracking_rebound = false;
             if (o.stop_at_first_impact) break;
             if (m.impact_map) {
-              // Brake 2014 eq. (11), or sticking below the sticking speed while the bodies
-              // would press on each other.
+              // Brake 2014 eq. (11); below the sticking speed the bodies stick (e = 0) while
+              // they press on each other, and merely touch (no jump) where they would not.
               const double mass = p.m1 * p.m3 / (p.m1 + p.m3);
               const double common = (p.m1 * y[V1] + p.m3 * y[V3]) / (p.m1 + p.m3);
               state stuck = y;
               stuck[V1] = stuck[V3] = common;
-              const bool stick = v < o.stick_fraction * first_speed && m.stuck_force(stuck) > 0;
-              const double e = stick ? 0.0 : m.law.restitution();
+              const bool slow = !(v > o.stick_fraction * first_speed);
+              const bool stick = slow && m.stuck_force(stuck) > 0;
+              const double e = stick ? 0.0 : slow ? 1.0 : m.law.restitution();
               if (stick) {
                 y = stuck;
                 y[X1] = y[X3] + p.g0;
                 m.current = mode::stuck;
-              } else {
+              } else if (!slow) {
                 const auto out = contact::cor_impact(contact::cor_params{e}, p.m1, p.m3, y[V1], y[V3]);
                 y[V1] = out.velocity_1;
                 y[V3] = out.velocity_2;
-                // Leave from just outside the stop, so that the next approach crosses 0.
-                while (m.overlap(y) >= 0) y[X1] = std::nextafter(y[X1], -1.0);
               }
-              y[W_CONTACT] += 0.5 * mass * (1 - e * e) * v * v;
+              if (!stick) leave_stop(y);
+              y[W_CONTACT] += 0.5 * mass * (1 - e * e) * std::max(v, 0.0) * std::max(v, 0.0);
               if (r.contacts == 1) {
                 r.first_restitution = e;
                 first_contact_done = true;
@@ -533,6 +539,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
             break;
           case event::part:
             m.current = mode::free;
+            leave_stop(y);
             break;
           case event::none:
             break;
