@@ -314,3 +314,35 @@ TEST_CASE("switch: invalid parameters name the field", "[switch]") {
   fails_on("curve_points", [](switch_params&, switch_options& o) { o.curve_points = 1; });
   fails_on("t_end", [](switch_params&, switch_options& o) { o.t_end = 0; });
 }
+
+TEST_CASE("switch: every sphere contact law of the registry closes the nominal design", "[switch]") {
+  // Beyond Brake's six: the Skrinjar and Modelica laws, with a restitution of 0.8 or a damping of
+  // 30 N*s/m where they need one (studies/impact_models.toml); johnson_cylinder is a line contact.
+  // kelvin_voigt_cr's force jumps with the sign of delta' (Skrinjar eq. (24)): a contact at rest
+  // switches branch at every step (a sliding mode no integrator resolves), and the simulation
+  // must stop with too_many_steps rather than hang.
+  contact::register_builtin_laws();
+  const std::string name = GENERATE(from_range(contact::registered_laws()));
+  if (name == "johnson_cylinder") return;
+  if (name == "kelvin_voigt_cr") {
+    switch_options o;
+    o.max_steps = 20000;
+    const switch_result r = simulate_switch(nominal(), law(name, {{"stiffness", 1e7}, {"restitution", 0.64}}), o);
+    CHECK(r.status == switch_status::too_many_steps);
+    CHECK_THAT(r.message, Contains("max_steps = 20000"));
+    return;
+  }
+  std::map<std::string, double> values;
+  if (name == "cor" || name == "lankarani_nikravesh" || name == "hunt_crossley" || name == "flores" ||
+      name == "gonthier")
+    values["restitution"] = 0.8;
+  if (name.starts_with("elastogap")) values["damping"] = 30;
+  INFO(name);
+  const switch_result r = simulate_switch(nominal(), law(name, values));
+  INFO(r.message);
+  REQUIRE(r.ok());
+  CHECK(r.closed);
+  CHECK(r.impacts >= 1);
+  CHECK(r.energy.kinetic + r.energy.stored + r.energy.dissipated() == Approx(r.energy.drive_work).epsilon(1e-5));
+  CHECK(r.energy.dissipated_contact >= -1e-5 * r.energy.drive_work);
+}
