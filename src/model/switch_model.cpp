@@ -69,6 +69,17 @@ void set(contact::material& m, std::size_t i, double v) {
   }
 }
 
+// The material inputs of one body, named as inputs ("sphere_poisson = 0.6: must be ...").
+void validate_body(const contact::material& m, const std::string& prefix) {
+  auto finite_positive = [&](double v, const char* field, const char* unit) {
+    require(std::isfinite(v) && v > 0, prefix + field, v, unit, "positive and finite");
+  };
+  finite_positive(m.modulus, "modulus", "Pa");
+  require(m.poisson >= 0 && m.poisson < 0.5, prefix + "poisson", m.poisson, "", "in [0, 0.5)");
+  finite_positive(m.yield_strength, "yield_strength", "Pa");
+  finite_positive(hardness_of(m), "hardness", "Pa");
+}
+
 // The law's own parameters: input name, the law's key, dimension.
 struct law_parameter {
   const char* input;
@@ -112,8 +123,8 @@ switch_model::switch_model(switch_setup setup) : setup_(std::move(setup)), nomin
   s.params.validate();
   s.options.validate();
   require(std::isfinite(s.radius) && s.radius > 0, "radius", s.radius, "m", "positive and finite");
-  s.sphere.validate();
-  s.flat.validate();
+  validate_body(s.sphere, "sphere_");
+  validate_body(s.flat, "flat_");
   contact::receptacle_arm(s.params.receptacle, s.params.d0, contact::arm_direction::engage);  // geometry
 
   const std::string_view law = s.law;
@@ -228,6 +239,8 @@ dynamics::switch_result switch_model::simulate(std::span<const double> x) const 
   contact::contact_pair pair{s.sphere, s.flat, x[i++], contact::flat_radius};
   for (std::size_t k = 0; k < material_inputs.size(); ++k) set(pair.body_1, k, x[i++]);
   for (std::size_t k = 0; k < material_inputs.size(); ++k) set(pair.body_2, k, x[i++]);
+  validate_body(pair.body_1, "sphere_");
+  validate_body(pair.body_2, "flat_");
   std::map<std::string, double> values;
   for (const auto& name : law_inputs_) values[find_law_parameter(name)->key] = x[i++];
   const contact::contact_law law = contact::make_law(registry_law_, {pair, std::move(values)});
@@ -265,7 +278,8 @@ switch_model switch_model::from_study(const io::study_table& t, const std::strin
                 "g0",             "sphere_modulus", "sphere_poisson", "sphere_yield_strength",
                 "sphere_hardness", "flat_modulus", "flat_poisson",   "flat_yield_strength", "flat_hardness",
                 "restitution",    "contact_stiffness", "contact_damping", "receptacle",  "t_end",
-                "curve_points",   "relative_tolerance", "absolute_tolerance", "settle_band", "max_steps"});
+                "curve_points",   "relative_tolerance", "absolute_tolerance", "settle_band", "max_steps",
+                "impact_count_fraction", "stick_fraction"});
   contact::register_builtin_laws();
   switch_setup s;
   s.law = t.string("law");
@@ -322,16 +336,16 @@ switch_model switch_model::from_study(const io::study_table& t, const std::strin
   o.absolute_tolerance = t.quantity_or("absolute_tolerance", u::dimensionless, o.absolute_tolerance);
   o.settle_band = t.quantity_or("settle_band", u::length, o.settle_band);
   o.max_steps = t.integer_or("max_steps", o.max_steps);
+  o.impact_count_fraction = t.quantity_or("impact_count_fraction", u::dimensionless, o.impact_count_fraction);
+  o.stick_fraction = t.quantity_or("stick_fraction", u::dimensionless, o.stick_fraction);
 
   try {
     return switch_model(std::move(s));
   } catch (const parameter_error& e) {
-    // Material fields come back as "<name>.modulus" etc.; point at the material key then.
+    // A material property the study did not override comes from the material's table entry.
     const std::string& f = e.field();
-    if (f.find('.') != std::string::npos) {
-      const std::string prefix = f.rfind(t.string("sphere_material"), 0) == 0 ? "sphere" : "flat";
-      t.fail(fmt::format("{}_material", prefix), e.what());
-    }
+    if (!t.has(f) && (f.starts_with("sphere_") || f.starts_with("flat_")))
+      t.fail(f.starts_with("sphere_") ? "sphere_material" : "flat_material", e.what());
     t.fail(e);
   } catch (const model_error& e) {
     t.fail("law", e.what());

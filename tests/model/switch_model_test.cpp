@@ -168,6 +168,9 @@ TEST_CASE("switch model: a too weak drive is an output, not a failure", "[switch
   CHECK(output(m, c, "closure_margin") < 0);
   x[m.find_input("m1")] = -1;
   CHECK_THROWS_AS(m.evaluate(x), parameter_error);
+  x[m.find_input("m1")] = 4e-3;
+  x[m.find_input("flat_poisson")] = 0.5;
+  CHECK_THROWS_WITH(m.evaluate(x), Contains("flat_poisson"));
 }
 
 TEST_CASE("switch model: study errors name the file, line and key", "[switch_model]") {
@@ -188,6 +191,8 @@ TEST_CASE("switch model: study errors name the file, line and key", "[switch_mod
   CHECK_THAT(study_error_text({{"flat_material = \"steel_aisi_1045\"", "flat_material = \"unobtainium\""}}),
              Contains("model.flat_material") && Contains("steel_aisi_4140"));
   CHECK_THAT(study_error_text({{"t_end = \"40 ms\"", "t_end = \"0 ms\""}}), Contains("model.t_end"));
+  CHECK_THAT(study_error_text({{"radius = \"1 mm\"", "radius = \"1 mm\"\nsphere_poisson = 0.6"}}),
+             Contains("model.sphere_poisson") && Contains("[0, 0.5)"));
   CHECK_THAT(study_error_text({{"curve_points = 201", "curve_points = 1"}}), Contains("model.curve_points"));
 }
 
