@@ -33,8 +33,17 @@ model::switch_setup nominal(const std::string& law, int curve_points) {
   p.k12 = 2000, p.c12 = 0.35;
   p.k3 = 50000, p.c3 = 10;
   p.g0 = 4e-3;
-  p.receptacle = {0.060 * inch, 0.015 * inch, 15 * deg,  0.003 * inch, 0.0375 * inch, 0.025 * inch,
-                  0.316 * inch, 0.0045 * inch, 0.0116 * lbf * inch / deg, 0.21, 0.0};
+  p.receptacle = {0.060 * inch,
+                  0.015 * inch,
+                  15 * deg,
+                  0.003 * inch,
+                  0.0375 * inch,
+                  0.025 * inch,
+                  0.316 * inch,
+                  0.0045 * inch,
+                  0.0116 * lbf * inch / deg,
+                  0.21,
+                  0.0};
   p.d0 = 0.369 * inch;
   p.arms = 2;
   p.v_t = 0.01;

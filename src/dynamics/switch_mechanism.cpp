@@ -98,9 +98,12 @@ struct mechanism {
 
   double contact_force(const state& y) const {
     switch (current) {
-      case mode::contact: return law.peek_force(overlap(y), overlap_rate(y));
-      case mode::stuck: return stuck_force(y);
-      case mode::free: break;
+      case mode::contact:
+        return law.peek_force(overlap(y), overlap_rate(y));
+      case mode::stuck:
+        return stuck_force(y);
+      case mode::free:
+        break;
     }
     return 0.0;
   }
@@ -142,7 +145,8 @@ struct mechanism {
     const double mid = 0.5 * (delta + from), half = 0.5 * (delta - from);
     double sum = 0.0;
     for (std::size_t i = 0; i < x.size(); ++i)
-      sum += w[i] * (law.peek_force(mid - half * x[i], 0.0) + law.peek_force(mid + half * x[i], 0.0));
+      sum +=
+          w[i] * (law.peek_force(mid - half * x[i], 0.0) + law.peek_force(mid + half * x[i], 0.0));
     return half * sum;
   }
 
@@ -200,7 +204,8 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
 
   switch_result r;
   r.law = std::string(law_in.name());
-  mechanism m{p, law_in, contact::receptacle_arm(p.receptacle, p.d0, contact::arm_direction::engage),
+  mechanism m{p, law_in,
+              contact::receptacle_arm(p.receptacle, p.d0, contact::arm_direction::engage),
               static_cast<double>(p.arms), law_in.is_impact_map()};
   const double x_closed = m.arm.critical().x[3];  // round to barrel, (1.67) with (1.80)
   r.closure_position = x_closed;
@@ -250,8 +255,8 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
 
   // Steps of at most t_end / 100, so that no step hides a whole bounce from the event search.
   const double tau_end = o.t_end / time;
-  auto stepper = odeint::make_dense_output(o.absolute_tolerance, o.relative_tolerance, tau_end / 100,
-                                           odeint::runge_kutta_dopri5<state>());
+  auto stepper = odeint::make_dense_output(o.absolute_tolerance, o.relative_tolerance,
+                                           tau_end / 100, odeint::runge_kutta_dopri5<state>());
   auto at = [&](double tau) {
     state z;
     stepper.calc_state(tau, z);
@@ -286,7 +291,8 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
     r.time.resize(points);
     for (std::size_t k = 0; k < points; ++k)
       r.time[k] = o.t_end * static_cast<double>(k) / static_cast<double>(points - 1);
-    r.slider.reserve(points), r.carrier.reserve(points), r.stop.reserve(points), r.force.reserve(points);
+    r.slider.reserve(points), r.carrier.reserve(points), r.stop.reserve(points),
+        r.force.reserve(points);
   }
   auto record_points = [&](double tau_to, const state* y_to) {
     while (next_point < points) {
@@ -310,19 +316,20 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
   stepper.initialize(to_scaled(y), tau, 1e-3);
   event_values g_prev = events(y);
   if (points > 0) {
-    r.slider.push_back(0.0), r.carrier.push_back(0.0), r.stop.push_back(0.0), r.force.push_back(0.0);
+    r.slider.push_back(0.0), r.carrier.push_back(0.0), r.stop.push_back(0.0),
+        r.force.push_back(0.0);
     next_point = 1;
   }
   track.emplace_back(0.0, 0.0);
 
   bool on_barrel = false;
-  double first_speed = 0.0;        // delta' at the first contact start
-  double contact_step = 0.0;       // first step after a contact start [scaled time]
-  bool tracking_rebound = false;   // in the free flight after the first impact
-  double release_overlap = 0.0;    // delta where the first impact let go
-  double min_overlap = 0.0;        // smallest delta in that flight
+  double first_speed = 0.0;       // delta' at the first contact start
+  double contact_step = 0.0;      // first step after a contact start [scaled time]
+  bool tracking_rebound = false;  // in the free flight after the first impact
+  double release_overlap = 0.0;   // delta where the first impact let go
+  double min_overlap = 0.0;       // smallest delta in that flight
   bool first_contact_done = false;
-  bool carrier_turned = false;     // the carrier turned back after closing
+  bool carrier_turned = false;  // the carrier turned back after closing
   double lowest_carrier = std::numeric_limits<double>::infinity();  // x2 from then on
 
   auto fail = [&](switch_status status, const std::string& what) {
@@ -342,9 +349,9 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
   try {
     for (;;) {
       if (r.steps >= o.max_steps)
-        return fail(switch_status::too_many_steps,
-                    fmt::format("more than max_steps = {} steps before t = {} s", o.max_steps,
-                                tau * time));
+        return fail(
+            switch_status::too_many_steps,
+            fmt::format("more than max_steps = {} steps before t = {} s", o.max_steps, tau * time));
       const state y_a = y;
       const auto step = stepper.do_step(system);
       const double ta = step.first, tb_step = step.second;
@@ -384,11 +391,13 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
           consider(event::release, g_prev.release, g_b.release,
                    [&](const state& s) { return events(s).release; });
           // Re-evaluated at the shortened end when the release came first.
-          consider(event::peak, g_prev.peak, which == event::none ? g_b.peak : events(at(t_stop)).peak,
+          consider(event::peak, g_prev.peak,
+                   which == event::none ? g_b.peak : events(at(t_stop)).peak,
                    [&](const state& s) { return events(s).peak; });
           break;
         case mode::stuck:
-          consider(event::part, g_prev.part, g_b.part, [&](const state& s) { return events(s).part; });
+          consider(event::part, g_prev.part, g_b.part,
+                   [&](const state& s) { return events(s).part; });
           break;
       }
       const state y_s = which == event::none ? y_b : at(t_stop);
@@ -460,9 +469,10 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
       }
       // A contact the event search missed would let the slider pass through the stop.
       if (m.current == mode::free && m.overlap(y_s) > m.max_overlap + 0.01 * p.g0)
-        return fail(switch_status::solver_error,
-                    fmt::format("missed a contact start: the slider is {} m into the stop at t = {} s",
-                                m.overlap(y_s), t_stop * time));
+        return fail(
+            switch_status::solver_error,
+            fmt::format("missed a contact start: the slider is {} m into the stop at t = {} s",
+                        m.overlap(y_s), t_stop * time));
       record_points(t_stop, &y_s);
       track.emplace_back(t_stop * time, y_s[X1]);
 
@@ -498,7 +508,8 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
                 y[X1] = y[X3] + p.g0;
                 m.current = mode::stuck;
               } else if (!slow) {
-                const auto out = contact::cor_impact(contact::cor_params{e}, p.m1, p.m3, y[V1], y[V3]);
+                const auto out =
+                    contact::cor_impact(contact::cor_params{e}, p.m1, p.m3, y[V1], y[V3]);
                 y[V1] = out.velocity_1;
                 y[V3] = out.velocity_2;
               }
@@ -587,15 +598,17 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
   r.closed = y[X2] >= x_closed;
   if (!std::isnan(r.closure_time)) r.closure_margin = std::min(lowest_carrier, y[X2]) - x_closed;
   if (std::isnan(r.closure_time))
-    r.notes.push_back(fmt::format(
-        "closure_time, closure_margin: the carrier never reached the pin barrel (x_cr,4 = {:.4g} mm) "
-        "by t = {:.4g} s",
-        x_closed * 1e3, t_reached));
+    r.notes.push_back(
+        fmt::format("closure_time, closure_margin: the carrier never reached the pin barrel "
+                    "(x_cr,4 = {:.4g} mm) "
+                    "by t = {:.4g} s",
+                    x_closed * 1e3, t_reached));
   if (r.contacts == 0) {
-    r.notes.push_back(fmt::format(
-        "impact_velocity, first_restitution, rebound_amplitude: the slider never reached the stop by "
-        "t = {:.4g} s",
-        t_reached));
+    r.notes.push_back(
+        fmt::format("impact_velocity, first_restitution, rebound_amplitude: the slider never "
+                    "reached the stop by "
+                    "t = {:.4g} s",
+                    t_reached));
   } else if (!first_contact_done) {
     r.first_restitution = 0.0;  // still in contact at the end: no rebound
     r.rebound_amplitude = 0.0;

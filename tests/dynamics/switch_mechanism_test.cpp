@@ -1,7 +1,6 @@
 #include "contactuq/dynamics/switch_mechanism.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -23,7 +22,8 @@ constexpr double deg = std::numbers::pi / 180;
 constexpr double lbf = 4.4482216152605;
 
 const contact::material_table& materials() {
-  static const auto table = contact::material_table::load(CONTACTUQ_SOURCE_DIR "/data/materials.toml");
+  static const auto table =
+      contact::material_table::load(CONTACTUQ_SOURCE_DIR "/data/materials.toml");
   return table;
 }
 
@@ -148,19 +148,22 @@ TEST_CASE("switch: without friction and dampers the energy is conserved", "[swit
   const switch_result r = simulate_switch(p, law("hertz"), o);
   REQUIRE(r.ok());
   const auto c = pair();
-  const double stiffness = contact::hertz_stiffness(
-      contact::effective_modulus(c.body_1.modulus, c.body_1.poisson, c.body_2.modulus, c.body_2.poisson),
-      c.radius_1);
+  const double stiffness =
+      contact::hertz_stiffness(contact::effective_modulus(c.body_1.modulus, c.body_1.poisson,
+                                                          c.body_2.modulus, c.body_2.poisson),
+                               c.radius_1);
   const double delta = std::max(0.0, r.x1 - r.x3 - p.g0);
   const double contact_energy = 0.4 * stiffness * std::pow(delta, 2.5);
   const double work = drive_work(p, r.x1);
-  const double held = kinetic_energy(p, r) + spring_energy(p, r) + arm_energy(p, r.x2) + contact_energy;
+  const double held =
+      kinetic_energy(p, r) + spring_energy(p, r) + arm_energy(p, r.x2) + contact_energy;
   CHECK(held == Approx(work).epsilon(1e-7));
   CHECK(r.energy.dissipated() == Approx(0).margin(1e-7 * work));
   if (t_end > 0.01) CHECK(r.contacts > 0);
 }
 
-TEST_CASE("switch: energy balance with an elastic-plastic contact, friction and dampers", "[switch]") {
+TEST_CASE("switch: energy balance with an elastic-plastic contact, friction and dampers",
+          "[switch]") {
   // Thornton: drive work = kinetic + stored + dissipated within the integration tolerance; the
   // contact's stored energy is that of its Hertzian unloading curve (Brake 2014 eq. (42)),
   // 2/5 F (delta - delta_bar), with delta_bar the residual indentation.
@@ -173,8 +176,11 @@ TEST_CASE("switch: energy balance with an elastic-plastic contact, friction and 
   CHECK(en.drive_work == Approx(drive_work(p, r.x1)).epsilon(1e-12));
   CHECK(en.kinetic + en.stored + en.dissipated() == Approx(en.drive_work).epsilon(1e-8));
   const double delta = r.x1 - r.x3 - p.g0;
-  const double contact_stored = delta > r.residual_indentation ? 0.4 * r.contact_force * (delta - r.residual_indentation) : 0.0;
-  CHECK(en.stored == Approx(spring_energy(p, r) + arm_energy(p, r.x2) + contact_stored).epsilon(1e-6));
+  const double contact_stored = delta > r.residual_indentation
+                                    ? 0.4 * r.contact_force * (delta - r.residual_indentation)
+                                    : 0.0;
+  CHECK(en.stored ==
+        Approx(spring_energy(p, r) + arm_energy(p, r.x2) + contact_stored).epsilon(1e-6));
   CHECK(en.dissipated_contact > 0);
   CHECK(en.dissipated_dampers > 0);
   CHECK(en.dissipated_receptacle > 0);
@@ -216,7 +222,8 @@ TEST_CASE("switch: the first impact in the mechanism is the free two-body impact
 }
 
 TEST_CASE("switch: the nominal design closes without chatter with every law", "[switch]") {
-  const std::string name = GENERATE("cor", "cor_low", "kelvin_voigt", "brake", "etsion", "thornton");
+  const std::string name =
+      GENERATE("cor", "cor_low", "kelvin_voigt", "brake", "etsion", "thornton");
   const switch_params p = nominal();
   const switch_result r = simulate_switch(p, six_laws(name));
   INFO(name);
@@ -227,7 +234,8 @@ TEST_CASE("switch: the nominal design closes without chatter with every law", "[
   CHECK(r.closure_margin > 0.5e-3);       // and at least 0.5 mm onto it ever after
   CHECK(r.impacts >= 1);
   CHECK(r.impact_velocity > 0.5);
-  CHECK(r.impact_velocity < std::sqrt(2 * drive_work(p, p.g0) / (p.m1 + p.m2)));  // friction, arms took some
+  CHECK(r.impact_velocity <
+        std::sqrt(2 * drive_work(p, p.g0) / (p.m1 + p.m2)));  // friction, arms took some
   CHECK(r.first_restitution > 0);
   CHECK(r.first_restitution <= 1);
   CHECK(r.rebound_amplitude >= 0);
@@ -302,9 +310,10 @@ TEST_CASE("switch: invalid parameters name the field", "[switch]") {
     switch_params p = nominal();
     switch_options o;
     change(p, o);
-    CHECK_THROWS_MATCHES(simulate_switch(p, l, o), parameter_error,
-                         Catch::Predicate<parameter_error>([&](const parameter_error& e) { return e.field() == field; },
-                                                           "field " + field));
+    CHECK_THROWS_MATCHES(
+        simulate_switch(p, l, o), parameter_error,
+        Catch::Predicate<parameter_error>(
+            [&](const parameter_error& e) { return e.field() == field; }, "field " + field));
   };
   fails_on("m1", [](switch_params& p, switch_options&) { p.m1 = 0; });
   fails_on("g0", [](switch_params& p, switch_options&) { p.g0 = -1e-3; });
@@ -315,7 +324,8 @@ TEST_CASE("switch: invalid parameters name the field", "[switch]") {
   fails_on("t_end", [](switch_params&, switch_options& o) { o.t_end = 0; });
 }
 
-TEST_CASE("switch: every sphere contact law of the registry closes the nominal design", "[switch]") {
+TEST_CASE("switch: every sphere contact law of the registry closes the nominal design",
+          "[switch]") {
   // Beyond Brake's six: the Skrinjar and Modelica laws, with a restitution of 0.8 or a damping of
   // 30 N*s/m where they need one (studies/impact_models.toml); johnson_cylinder is a line contact.
   // kelvin_voigt_cr's force jumps with the sign of delta' (Skrinjar eq. (24)): a contact at rest
@@ -327,14 +337,15 @@ TEST_CASE("switch: every sphere contact law of the registry closes the nominal d
   if (name == "kelvin_voigt_cr") {
     switch_options o;
     o.max_steps = 20000;
-    const switch_result r = simulate_switch(nominal(), law(name, {{"stiffness", 1e7}, {"restitution", 0.64}}), o);
+    const switch_result r =
+        simulate_switch(nominal(), law(name, {{"stiffness", 1e7}, {"restitution", 0.64}}), o);
     CHECK(r.status == switch_status::too_many_steps);
     CHECK_THAT(r.message, Contains("max_steps = 20000"));
     return;
   }
   std::map<std::string, double> values;
-  if (name == "cor" || name == "lankarani_nikravesh" || name == "hunt_crossley" || name == "flores" ||
-      name == "gonthier")
+  if (name == "cor" || name == "lankarani_nikravesh" || name == "hunt_crossley" ||
+      name == "flores" || name == "gonthier")
     values["restitution"] = 0.8;
   if (name.starts_with("elastogap")) values["damping"] = 30;
   INFO(name);
@@ -343,6 +354,7 @@ TEST_CASE("switch: every sphere contact law of the registry closes the nominal d
   REQUIRE(r.ok());
   CHECK(r.closed);
   CHECK(r.impacts >= 1);
-  CHECK(r.energy.kinetic + r.energy.stored + r.energy.dissipated() == Approx(r.energy.drive_work).epsilon(1e-5));
+  CHECK(r.energy.kinetic + r.energy.stored + r.energy.dissipated() ==
+        Approx(r.energy.drive_work).epsilon(1e-5));
   CHECK(r.energy.dissipated_contact >= -1e-5 * r.energy.drive_work);
 }

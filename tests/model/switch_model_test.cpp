@@ -1,8 +1,8 @@
 #include "contactuq/model/switch_model.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
 #include <numbers>
@@ -26,7 +26,8 @@ std::string read_text(const std::string& path) {
 }
 
 // studies/switch_nominal.toml with pieces of text replaced.
-io::study_document nominal_study(const std::vector<std::pair<std::string, std::string>>& edits = {}) {
+io::study_document nominal_study(
+    const std::vector<std::pair<std::string, std::string>>& edits = {}) {
   std::string text = read_text(CONTACTUQ_SOURCE_DIR "/studies/switch_nominal.toml");
   for (const auto& [from, to] : edits) {
     const auto at = text.find(from);
@@ -61,10 +62,38 @@ double output(const model::model& m, const model::evaluation& e, const std::stri
   return e.outputs[static_cast<std::size_t>(it - names.begin())];
 }
 
-const std::vector<std::string> common_inputs = {
-    "m1", "m2", "m3", "k_d", "F0", "k12", "c12", "k3", "c3", "g0", "Rr", "Rp", "phi", "Rt", "h", "R", "L", "b",
-    "K", "mu", "theta0", "d0", "v_t", "radius", "sphere_modulus", "sphere_poisson", "sphere_yield_strength",
-    "sphere_hardness", "flat_modulus", "flat_poisson", "flat_yield_strength", "flat_hardness"};
+const std::vector<std::string> common_inputs = {"m1",
+                                                "m2",
+                                                "m3",
+                                                "k_d",
+                                                "F0",
+                                                "k12",
+                                                "c12",
+                                                "k3",
+                                                "c3",
+                                                "g0",
+                                                "Rr",
+                                                "Rp",
+                                                "phi",
+                                                "Rt",
+                                                "h",
+                                                "R",
+                                                "L",
+                                                "b",
+                                                "K",
+                                                "mu",
+                                                "theta0",
+                                                "d0",
+                                                "v_t",
+                                                "radius",
+                                                "sphere_modulus",
+                                                "sphere_poisson",
+                                                "sphere_yield_strength",
+                                                "sphere_hardness",
+                                                "flat_modulus",
+                                                "flat_poisson",
+                                                "flat_yield_strength",
+                                                "flat_hardness"};
 
 std::string study_error_text(const std::vector<std::pair<std::string, std::string>>& edits) {
   try {
@@ -84,19 +113,21 @@ TEST_CASE("switch model: inputs and outputs from the nominal study", "[switch_mo
   CHECK(m.input_names() == common_inputs);
   const auto x = nominal(m);
   CHECK(x[m.find_input("m1")] == Approx(4e-3));
-  CHECK(x[m.find_input("k_d")] == Approx(100));    // 0.1 N/mm
+  CHECK(x[m.find_input("k_d")] == Approx(100));  // 0.1 N/mm
   CHECK(x[m.find_input("c12")] == Approx(0.35));
   CHECK(x[m.find_input("g0")] == Approx(4e-3));
-  CHECK(x[m.find_input("K")] == Approx(0.0116 * 4.4482216152605 * 0.0254 / (std::numbers::pi / 180)));
+  CHECK(x[m.find_input("K")] ==
+        Approx(0.0116 * 4.4482216152605 * 0.0254 / (std::numbers::pi / 180)));
   CHECK(x[m.find_input("d0")] == Approx(0.369 * 0.0254));
   CHECK(x[m.find_input("v_t")] == Approx(0.01));
   CHECK(x[m.find_input("sphere_modulus")] == Approx(205e9));
   CHECK(x[m.find_input("flat_yield_strength")] == Approx(530e6));
   CHECK(x[m.find_input("sphere_hardness")] == Approx(163 * 9.80665e6));  // HB 163
   CHECK(m.input_units()[m.find_input("k_d")] == "N/m");
-  CHECK(m.output_names() == std::vector<std::string>{"closed", "closure_time", "closure_margin", "chatter",
-                                                     "impact_velocity", "impacts", "first_restitution",
-                                                     "rebound_amplitude", "settling_time", "energy_dissipated",
+  CHECK(m.output_names() == std::vector<std::string>{"closed", "closure_time", "closure_margin",
+                                                     "chatter", "impact_velocity", "impacts",
+                                                     "first_restitution", "rebound_amplitude",
+                                                     "settling_time", "energy_dissipated",
                                                      "peak_contact_force", "residual_indentation"});
   CHECK(m.output_units()[1] == "s");
   CHECK(m.curve_names() == std::vector<std::string>{"slider", "carrier", "stop", "contact_force"});
@@ -107,8 +138,10 @@ TEST_CASE("switch model: inputs and outputs from the nominal study", "[switch_mo
   CHECK(switch_law("cor_thornton").input_names().size() == common_inputs.size() + 1);
 }
 
-TEST_CASE("switch model: the six laws of Brake's comparison run on the nominal design", "[switch_model]") {
-  const std::string law = GENERATE("cor", "cor_thornton", "kelvin_voigt", "brake", "etsion", "thornton");
+TEST_CASE("switch model: the six laws of Brake's comparison run on the nominal design",
+          "[switch_model]") {
+  const std::string law =
+      GENERATE("cor", "cor_thornton", "kelvin_voigt", "brake", "etsion", "thornton");
   INFO(law);
   const model::model m = switch_law(law);
   const auto e = m.evaluate(nominal(m));
@@ -126,7 +159,8 @@ TEST_CASE("switch model: the six laws of Brake's comparison run on the nominal d
   if (!map) CHECK(e.curves[3] == m.evaluate(nominal(m)).curves[3]);  // bit-identical repeat
 }
 
-TEST_CASE("switch model: cor_thornton takes Thornton's restitution at the nominal impact velocity", "[switch_model]") {
+TEST_CASE("switch model: cor_thornton takes Thornton's restitution at the nominal impact velocity",
+          "[switch_model]") {
   // The approach before the first touch does not depend on the law, so every model reports the
   // same impact velocity; cor_thornton's e is Thornton's closed form (Thornton 1997, see
   // contact/thornton.hpp) for m1 on m3 at that speed.
@@ -143,9 +177,11 @@ TEST_CASE("switch model: cor_thornton takes Thornton's restitution at the nomina
   const auto out = map.evaluate(x);
   CHECK(output(map, out, "impact_velocity") == Approx(v).epsilon(1e-9));
   CHECK(output(map, out, "first_restitution") == e);
-  const contact::thornton_params tp{contact::effective_modulus(205e9, 0.29, 205e9, 0.29), 1e-3, 530e6};
+  const contact::thornton_params tp{contact::effective_modulus(205e9, 0.29, 205e9, 0.29), 1e-3,
+                                    530e6};
   const double mass = 4e-3 * 8e-3 / (4e-3 + 8e-3);
-  CHECK(e == Approx(contact::thornton_restitution(contact::thornton_yield_velocity(tp, mass), v)).epsilon(2e-3));
+  CHECK(e == Approx(contact::thornton_restitution(contact::thornton_yield_velocity(tp, mass), v))
+                 .epsilon(2e-3));
   // Close to the thornton model's own first impact in the mechanism (the mount damper, 10 N*s/m
   // at the stop's 0.5 m/s, takes a few percent of the rebound during the contact).
   const model::model th = switch_law("thornton");
@@ -179,21 +215,29 @@ TEST_CASE("switch model: study errors name the file, line and key", "[switch_mod
                  Contains("cor_<law>"));
   CHECK_THAT(study_error_text({{"law = \"thornton\"", "law = \"thornton\"\nrestitution = 0.8"}}),
              Contains("model.restitution") && Contains("not a parameter of law \"thornton\""));
-  CHECK_THAT(study_error_text({{"law = \"thornton\"", "law = \"cor\""}}), Contains("needs restitution"));
-  CHECK_THAT(study_error_text({{"law = \"thornton\"", "law = \"cor_thornton\"\nrestitution = 0.5"}}),
-             Contains("its restitution is computed"));
-  CHECK_THAT(study_error_text({{"law = \"thornton\"", "law = \"johnson_cylinder\""}}), Contains("line contact"));
+  CHECK_THAT(study_error_text({{"law = \"thornton\"", "law = \"cor\""}}),
+             Contains("needs restitution"));
+  CHECK_THAT(
+      study_error_text({{"law = \"thornton\"", "law = \"cor_thornton\"\nrestitution = 0.5"}}),
+      Contains("its restitution is computed"));
+  CHECK_THAT(study_error_text({{"law = \"thornton\"", "law = \"johnson_cylinder\""}}),
+             Contains("line contact"));
   CHECK_THAT(study_error_text({{"m1 = \"4 g\"", "m1 = \"4 mm\""}}), Contains("model.m1"));
-  CHECK_THAT(study_error_text({{"g0 = \"4 mm\"", "g0 = \"-4 mm\""}}), Contains("model.g0") && Contains("positive"));
+  CHECK_THAT(study_error_text({{"g0 = \"4 mm\"", "g0 = \"-4 mm\""}}),
+             Contains("model.g0") && Contains("positive"));
   CHECK_THAT(study_error_text({{"k3 = \"50 N/mm\"", "k3 = \"50 N/mm\"\nk4 = 1"}}), Contains("k4"));
   CHECK_THAT(study_error_text({{"mu = 0.21", "mu = -0.21"}}), Contains("model.receptacle.mu"));
-  CHECK_THAT(study_error_text({{"arms = 2", "arms = 2\ncount = 2"}}), Contains("model.receptacle.count"));
-  CHECK_THAT(study_error_text({{"flat_material = \"steel_aisi_1045\"", "flat_material = \"unobtainium\""}}),
+  CHECK_THAT(study_error_text({{"arms = 2", "arms = 2\ncount = 2"}}),
+             Contains("model.receptacle.count"));
+  CHECK_THAT(study_error_text(
+                 {{"flat_material = \"steel_aisi_1045\"", "flat_material = \"unobtainium\""}}),
              Contains("model.flat_material") && Contains("steel_aisi_4140"));
-  CHECK_THAT(study_error_text({{"t_end = \"40 ms\"", "t_end = \"0 ms\""}}), Contains("model.t_end"));
+  CHECK_THAT(study_error_text({{"t_end = \"40 ms\"", "t_end = \"0 ms\""}}),
+             Contains("model.t_end"));
   CHECK_THAT(study_error_text({{"radius = \"1 mm\"", "radius = \"1 mm\"\nsphere_poisson = 0.6"}}),
              Contains("model.sphere_poisson") && Contains("[0, 0.5)"));
-  CHECK_THAT(study_error_text({{"curve_points = 201", "curve_points = 1"}}), Contains("model.curve_points"));
+  CHECK_THAT(study_error_text({{"curve_points = 201", "curve_points = 1"}}),
+             Contains("model.curve_points"));
 }
 
 TEST_CASE("switch model: without curves the outputs are the same", "[switch_model]") {
@@ -208,4 +252,3 @@ TEST_CASE("switch model: without curves the outputs are the same", "[switch_mode
     CHECK(b.outputs[j] == Approx(a.outputs[j]).epsilon(1e-12));
   }
 }
-

@@ -60,12 +60,12 @@ struct switch_params {
 };
 
 struct switch_options {
-  double t_end = 0.04;                ///< simulated time after release [s], > 0
-  double relative_tolerance = 1e-6;   ///< rtol of the error control [-], in [1e-13, 1e-3]
+  double t_end = 0.04;               ///< simulated time after release [s], > 0
+  double relative_tolerance = 1e-6;  ///< rtol of the error control [-], in [1e-13, 1e-3]
   // atol on the scaled states (positions / g0, velocities / V, energies / (F0 g0)) [-], (0, 1e-3]
   double absolute_tolerance = 1e-7;
-  long max_steps = 200000;            ///< accepted steps per simulation [-], >= 10
-  int curve_points = 201;             ///< points of the time grid of the curves [-], 0 or >= 2
+  long max_steps = 200000;  ///< accepted steps per simulation [-], >= 10
+  int curve_points = 201;   ///< points of the time grid of the curves [-], 0 or >= 2
   // Settled: |x1 - x1(t_end)| stays below this band from the settling time on [m], > 0.
   double settle_band = 10e-6;
   // An impact counts when its approach speed is at least this fraction of the first one's [-],
@@ -97,7 +97,9 @@ struct switch_energy {
   double dissipated_contact = 0.0;     ///< work into the contact law minus what it still stores [J]
   double dissipated_dampers = 0.0;     ///< integral of c12 (x1' - x2')^2 + c3 x3'^2 dt [J]
   double dissipated_receptacle = 0.0;  ///< friction: -integral of n Fx x2' dt - arm energy [J]
-  double dissipated() const { return dissipated_contact + dissipated_dampers + dissipated_receptacle; }
+  double dissipated() const {
+    return dissipated_contact + dissipated_dampers + dissipated_receptacle;
+  }
 };
 
 struct switch_result {
@@ -109,16 +111,16 @@ struct switch_result {
   bool chatter = false;  ///< carrier fell back below x_cr,4 after having reached it
   double closure_time = std::numeric_limits<double>::quiet_NaN();  ///< first x2 = x_cr,4 [s]
   double chatter_time = std::numeric_limits<double>::quiet_NaN();  ///< first fall back [s]
-  double closure_position = 0.0;  ///< x_cr,4 of the arms [m]
+  double closure_position = 0.0;                                   ///< x_cr,4 of the arms [m]
   // Smallest x2 - x_cr,4 from the carrier's first turning point after closure to t_end (or at
   // t_end, if it never turned back) [m]: how far onto the barrel the carrier stayed; negative
   // when it chattered. NaN if it never closed.
   double closure_margin = std::numeric_limits<double>::quiet_NaN();
-  double impact_time = std::numeric_limits<double>::quiet_NaN();     ///< first contact start [s]
+  double impact_time = std::numeric_limits<double>::quiet_NaN();      ///< first contact start [s]
   double impact_velocity = std::numeric_limits<double>::quiet_NaN();  ///< delta' there [m/s]
   // -delta' after / delta' before the first impact (at its contact end) [-]
   double first_restitution = std::numeric_limits<double>::quiet_NaN();
-  int impacts = 0;  ///< contact starts at >= impact_count_fraction of the first approach speed
+  int impacts = 0;   ///< contact starts at >= impact_count_fraction of the first approach speed
   int contacts = 0;  ///< every contact start, however slow
   // Largest distance the slider moved back from where the first impact released it, before it
   // touched again [m]; 0 if it never separated.
@@ -126,8 +128,9 @@ struct switch_result {
   // From here on |x1 - x1(t_end)| <= settle_band [s]; NaN when that holds only in the last
   // tenth of the run (not settled by t_end).
   double settling_time = std::numeric_limits<double>::quiet_NaN();
-  double peak_contact_force = 0.0;    ///< largest F_c [N]; NaN for an impact map
-  double residual_indentation = 0.0;  ///< overlap where the final unloading curve is 0 [m]; NaN for a map
+  double peak_contact_force = 0.0;  ///< largest F_c [N]; NaN for an impact map
+  double residual_indentation =
+      0.0;  ///< overlap where the final unloading curve is 0 [m]; NaN for a map
   switch_energy energy;
   // Why an output is NaN, e.g. "peak_contact_force: an impact map has no force (impulsive)".
   std::vector<std::string> notes;
