@@ -7,6 +7,7 @@
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 
 #include "contactuq/contact/cor.hpp"
@@ -291,8 +292,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
     r.time.resize(points);
     for (std::size_t k = 0; k < points; ++k)
       r.time[k] = o.t_end * static_cast<double>(k) / static_cast<double>(points - 1);
-    r.slider.reserve(points), r.carrier.reserve(points), r.stop.reserve(points),
-        r.force.reserve(points);
+    for (auto* curve : {&r.slider, &r.carrier, &r.stop, &r.force}) curve->reserve(points);
   }
   auto record_points = [&](double tau_to, const state* y_to) {
     while (next_point < points) {
@@ -316,8 +316,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
   stepper.initialize(to_scaled(y), tau, 1e-3);
   event_values g_prev = events(y);
   if (points > 0) {
-    r.slider.push_back(0.0), r.carrier.push_back(0.0), r.stop.push_back(0.0),
-        r.force.push_back(0.0);
+    for (auto* curve : {&r.slider, &r.carrier, &r.stop, &r.force}) curve->push_back(0.0);
     next_point = 1;
   }
   track.emplace_back(0.0, 0.0);

@@ -14,16 +14,20 @@
 //
 // Integration: Boost.Odeint Dormand-Prince 5(4) with error control on every state (positions
 // scaled by g0, velocities by the free-fall speed sqrt(2 F0 g0 / (m1 + m2)), energies by F0 g0),
-// restarted at every event located on its dense output (Illinois method):
+// steps of at most t_end / 100, restarted at every event located on its dense output (Illinois
+// method):
 //   contact start   free flight ends: min(delta, release_margin(delta, delta')) rises through 0
-//                   (after a plastic impact the slider touches the dent, at delta = delta_bar)
+//                   (after a plastic impact the slider touches the dent, at delta = delta_bar);
+//                   searched on four sub-intervals of each step, which may hold a whole bounce
 //   peak overlap    delta' falls through 0 above the largest overlap so far: the law's loading
 //                   history is committed there (elastic-plastic laws switch to unloading)
 //   contact end     the law's release_margin falls through 0: the force is back at zero
 //   impact map      delta rises through 0: v1, v3 jump by eq. (11); below a sticking speed the
 //                   bodies stay together (e = 0) until the force between them would pull
-// and, without a restart, the carrier crossing x_cr,4 (closure; falling back is chatter) and the
-// slider's turning point after the first impact (the first rebound amplitude).
+// and, without a restart, the carrier crossing x_cr,4 (closure; falling back is chatter), its
+// turning points after closure (the closure margin) and the slider's turning point after the
+// first impact (the first rebound amplitude). A slider found more than 1 % of g0 inside the stop
+// in free flight (a contact the search missed) ends the simulation with solver_error.
 // SI throughout: kg, m, s, N, J.
 
 #include <limits>
