@@ -125,7 +125,13 @@ void print_nested_text(const study::nested_summary& n, const summarize_options& 
       if (c.one) fmt::print("   {:.4f} {}", c.one->value, ci_text(c.one->ci));
       fmt::print("\n");
     }
-    if (const auto& d = out.decomposition) {
+    const auto& d = out.decomposition;
+    const double scale = d ? std::abs(d->mean) : 0.0;
+    if (d && !(d->total_variance.value > 1e-24 * (1.0 + scale * scale))) {
+      fmt::print("    the same value for every case and sample: no variance to decompose\n");
+      continue;
+    }
+    if (d) {
       fmt::print("    variance: total {:.4g} = aleatoric E[Var] {:.4g} + epistemic Var[E] {:.4g}; epistemic share "
                  "{:.1f} % {}\n",
                  d->total_variance.value, d->aleatoric_variance.value, d->epistemic_variance.value,
@@ -138,8 +144,12 @@ void print_nested_text(const study::nested_summary& n, const summarize_options& 
     for (const auto& c : out.cases) {
       if (!c.sobol) continue;
       fmt::print("    Sobol indices, {} ({} of {} rows used):\n", c.label, c.sobol->used, c.sobol->rows);
+      if (!(c.sobol->variance.value > 0.0)) {
+        fmt::print("      no variance in this case\n");
+        continue;
+      }
       for (std::size_t i = 0; i < n.aleatoric_inputs.size(); ++i)
-        fmt::print("      {:<18} first {:6.3f} {:<20} total {:6.3f} {}\n", n.aleatoric_inputs[i],
+        fmt::print("      {:<22} first {:6.3f} {:<20} total {:6.3f} {}\n", n.aleatoric_inputs[i],
                    c.sobol->first_order[i].value, ci_text(c.sobol->first_order[i].ci), c.sobol->total_order[i].value,
                    ci_text(c.sobol->total_order[i].ci));
     }

@@ -301,6 +301,7 @@ switch_model switch_model::from_study(const io::study_table& t, const std::strin
                 "restitution",
                 "contact_stiffness",
                 "contact_damping",
+                "laws",
                 "receptacle",
                 "t_end",
                 "curve_points",
@@ -358,6 +359,21 @@ switch_model switch_model::from_study(const io::study_table& t, const std::strin
   s.radius = t.quantity("radius", u::length);
   for (const auto& p : all_law_parameters())
     if (t.has(p.input)) s.law_parameters[p.input] = t.quantity(p.input, p.dim);
+  // [model.laws.<law>]: parameters of a law, used only when it is the chosen one, so that one
+  // [model] table serves a study that compares laws (an epistemic `law`).
+  if (const auto laws = t.optional_table("laws")) {
+    for (const std::string& name : laws->keys()) {
+      const io::study_table lt = laws->table(name);
+      lt.allow_only({"restitution", "contact_stiffness", "contact_damping"});
+      if (name != s.law) continue;
+      for (const auto& p : all_law_parameters()) {
+        if (!lt.has(p.input)) continue;
+        if (s.law_parameters.contains(p.input))
+          lt.fail(p.input, fmt::format("also given in [{}]; give it once", t.path()));
+        s.law_parameters[p.input] = lt.quantity(p.input, p.dim);
+      }
+    }
+  }
 
   auto& o = s.options;
   o.t_end = t.quantity_or("t_end", u::duration, o.t_end);

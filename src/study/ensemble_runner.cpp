@@ -39,8 +39,15 @@ struct sample_result {
 };
 
 // Evaluates sample r of the block with `m`, writing its row; never throws.
-sample_result evaluate_sample(const model::model& m, io::ensemble_block& b, Eigen::Index r, int attempts) {
-  const std::span<const double> x(b.inputs.row(r).data(), static_cast<std::size_t>(b.inputs.cols()));
+sample_result evaluate_sample(const model::model& m, const std::vector<std::size_t>& columns,
+                              io::ensemble_block& b, Eigen::Index r, int attempts) {
+  std::span<const double> x(b.inputs.row(r).data(), static_cast<std::size_t>(b.inputs.cols()));
+  std::vector<double> mapped;
+  if (!columns.empty()) {  // a case whose model has inputs of its own
+    for (std::size_t k = 0; k < columns.size(); ++k)
+      mapped.push_back(columns[k] == epistemic_case::npos ? m.inputs()[k].nominal : x[columns[k]]);
+    x = mapped;
+  }
   std::string message;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     try {
@@ -126,6 +133,11 @@ run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& i
     return *local[c];
   };
 
+  const std::vector<std::size_t> no_columns;
+  auto columns_for = [&](std::size_t i) -> const std::vector<std::size_t>& {
+    return study.cases.empty() ? no_columns : study.cases[i / per_case].input_columns;
+  };
+
   run_summary summary;
   summary.first = summary.completed = options.first;
   std::size_t next = options.first;
@@ -159,7 +171,8 @@ run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& i
                 tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b->size(), 1),
                                   [&](const tbb::blocked_range<std::size_t>& range) {
                                     for (std::size_t r = range.begin(); r < range.end(); ++r)
-                                      results[r] = evaluate_sample(model_for(b->first + r), *b,
+                                      results[r] = evaluate_sample(model_for(b->first + r),
+                                                                   columns_for(b->first + r), *b,
                                                                    static_cast<Eigen::Index>(r), attempts);
                                   });
                 sink.prepare(*b);

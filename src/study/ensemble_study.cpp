@@ -132,7 +132,7 @@ std::vector<epistemic_case> make_cases(const ensemble_study& study, const io::st
   std::vector<epistemic_case> cases;
   std::vector<std::size_t> choice(study.epistemic.size(), 0);
   while (true) {
-    epistemic_case c{"", choice, study.model};
+    epistemic_case c{"", choice, study.model, {}};
     std::vector<std::string> parts;
     bool rebuild = false;
     io::study_table table = model_table;
@@ -163,10 +163,20 @@ std::vector<epistemic_case> make_cases(const ensemble_study& study, const io::st
       bool same = c.model.output_names() == m0.output_names() && c.model.curve_names() == m0.curve_names();
       for (std::size_t k = 0; same && k < m0.curves().size(); ++k)
         same = c.model.curves()[k].abscissa.size() == m0.curves()[k].abscissa.size();
-      if (!same || c.model.input_names() != m0.input_names())
-        parameters.fail(fmt::format("case {} gives the model other inputs, outputs or curves than the [model] table; "
+      if (!same)
+        parameters.fail(fmt::format("case {} gives the model other outputs or curves than the [model] table; "
                                     "epistemic choices must keep them",
                                     c.label));
+      if (c.model.input_names() != m0.input_names()) {
+        // Inputs shared with the study come from its columns, the others keep their nominal.
+        for (const model::variable& v : c.model.inputs()) {
+          const std::size_t i = m0.find_input(v.name);
+          if (i == m0.inputs().size() && std::isnan(v.nominal))
+            parameters.fail(fmt::format("case {}: input {} has no value; set it in the [model] table", c.label,
+                                        v.name));
+          c.input_columns.push_back(i == m0.inputs().size() ? epistemic_case::npos : i);
+        }
+      }
     }
     cases.push_back(std::move(c));
     // Next combination, last parameter fastest.

@@ -78,6 +78,11 @@ struct epistemic_case {
   std::string label;                ///< e.g. "law=hertz, g0=1 mm"; "nominal" without epistemic
   std::vector<std::size_t> choice;  ///< index of the choice of each epistemic parameter
   model::model model;
+  // When the case's model has other inputs than the study's (a contact law with parameters of
+  // its own): for each of its inputs the study column it takes, or npos for its nominal value.
+  // Empty when the inputs are the study's.
+  std::vector<std::size_t> input_columns;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 };
 
 struct sampling_options {
