@@ -287,7 +287,8 @@ insertion_data read_insertion_csvs(const std::vector<std::filesystem::path>& pat
 }
 
 void write_insertion_csv(const std::filesystem::path& path, const insertion_data& data, const std::string& length_unit,
-                         const std::string& force_unit, const std::vector<std::string>& comments) {
+                         const std::string& force_unit, const std::vector<std::string>& comments, int digits) {
+  auto number = [digits](double v) { return digits > 0 ? fmt::format("{:.{}g}", v, digits) : fmt::format("{}", v); };
   bool weighted = false;
   for (const auto& s : data.strokes)
     for (double w : s.weight) weighted = weighted || w != 1.0;
@@ -297,8 +298,9 @@ void write_insertion_csv(const std::filesystem::path& path, const insertion_data
     out.print("insertion,direction,x [{}],F [{}]{}\n", length_unit, force_unit, weighted ? ",weight" : "");
     for (const auto& s : data.strokes) {
       for (std::size_t i = 0; i < s.x.size(); ++i) {
-        out.print("{},{},{},{}", s.insertion, to_string(s.direction), units::from_si(s.x[i], length_unit, units::length),
-                  units::from_si(s.force[i], force_unit, units::force));
+        out.print("{},{},{},{}", s.insertion, to_string(s.direction),
+                  number(units::from_si(s.x[i], length_unit, units::length)),
+                  number(units::from_si(s.force[i], force_unit, units::force)));
         if (weighted) out.print(",{}", s.weight.empty() ? 1.0 : s.weight[i]);
         out.print("\n");
       }

@@ -82,10 +82,10 @@ insertion_data read_insertion_csvs(const std::vector<std::filesystem::path>& pat
                                    force_convention convention = force_convention::on_receptacle);
 
 // Writes strokes as CSV in the given units (insertion, direction, x, F, and weight unless all
-// weights are 1), each comment line prefixed with "# ". Numbers are the shortest text that reads
-// back to the same double in those units.
+// weights are 1), each comment line prefixed with "# ". Numbers are written with `digits`
+// significant digits, or as the shortest text that reads back to the same double (digits = 0).
 void write_insertion_csv(const std::filesystem::path& path, const insertion_data& data,
                          const std::string& length_unit, const std::string& force_unit,
-                         const std::vector<std::string>& comments);
+                         const std::vector<std::string>& comments, int digits = 0);
 
 }  // namespace contactuq::calibrate
