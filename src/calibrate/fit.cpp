@@ -522,6 +522,10 @@ fit_result fit(const insertion_model& model, const insertion_data& data, const f
         involved.push_back(i < o.parameters.size() ? o.parameters[i].name
                                                    : fmt::format("offset[{}]", pr.insertions()[i - o.parameters.size()]));
       }
+    if (involved.size() == 1)
+      throw fit_error(fmt::format("the data do not determine {} (the residuals do not change with it): fix it or "
+                                  "add data where it acts",
+                                  involved.front()));
     throw fit_error(fmt::format("the data cannot tell {} apart (the Jacobian is rank-deficient, condition number "
                                 "{:.3g}): fix one of them or add data that separates them",
                                 fmt::join(involved, " and "), sv[0] / std::max(sv[P - 1], 1e-300)));
