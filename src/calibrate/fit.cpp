@@ -537,6 +537,25 @@ fit_result fit(const insertion_model& model, const insertion_data& data, const f
   const double t = boost::math::quantile(boost::math::students_t(static_cast<double>(res.dof)),
                                          0.5 * (1.0 + o.confidence));
 
+  // Insertion-clustered sandwich covariance (CR1).
+  const std::size_t G = pr.insertions().size();
+  double t_cl = 0.0;
+  if (G >= 3) {
+    Eigen::MatrixXd scores = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(G), P);
+    Eigen::Index row = 0;
+    for (const auto& st : data.strokes) {
+      const auto g = static_cast<Eigen::Index>(
+          std::find(pr.insertions().begin(), pr.insertions().end(), st.insertion) - pr.insertions().begin());
+      const auto n = static_cast<Eigen::Index>(st.x.size());
+      scores.row(g) += (J.middleRows(row, n).transpose() * r.segment(row, n)).transpose();
+      row += n;
+    }
+    const Eigen::MatrixXd bread = V * sv.cwiseInverse().cwiseAbs2().asDiagonal() * V.transpose();
+    const double Gd = static_cast<double>(G), N = static_cast<double>(res.points), Pd = static_cast<double>(P);
+    res.clustered_covariance = Gd / (Gd - 1.0) * (N - 1.0) / (N - Pd) * bread * scores.transpose() * scores * bread;
+    t_cl = boost::math::quantile(boost::math::students_t(Gd - 1.0), 0.5 * (1.0 + o.confidence));
+  }
+
   // Bootstrap over insertions: whole insertions drawn with replacement and refitted from the optimum.
   if (o.bootstrap > 0) {
     const auto labels = pr.insertions();
@@ -578,9 +597,18 @@ fit_result fit(const insertion_model& model, const insertion_data& data, const f
   // Estimates: the free parameters, then every insertion's offset (the last derived).
   const std::size_t nfree = o.parameters.size();
   auto add = [&](std::string name, units::dimension dim, double value, double se_k, double lo, double hi, double start,
-                 std::optional<Eigen::VectorXd> boot, bool derived) {
-    parameter_estimate e{std::move(name), dim, unit_text(dim), value, se_k, value - t * se_k, value + t * se_k, lo, hi,
-                         start, std::nullopt, std::nullopt, std::nullopt, derived};
+                 const Eigen::VectorXd& coeff, bool derived) {
+    const std::optional<Eigen::VectorXd> boot =
+        res.bootstrap.rows() > 0 ? std::optional<Eigen::VectorXd>(res.bootstrap * coeff) : std::nullopt;
+    parameter_estimate e{std::move(name), dim,         unit_text(dim), value,        se_k,         value - t * se_k,
+                         value + t * se_k,  lo,        hi,             start,        std::nullopt, std::nullopt,
+                         std::nullopt,      std::nullopt, std::nullopt, std::nullopt, derived};
+    if (res.clustered_covariance.size() > 0) {
+      const double se_cl = std::sqrt(coeff.dot(res.clustered_covariance * coeff));
+      e.clustered_se = se_cl;
+      e.clustered_low = value - t_cl * se_cl;
+      e.clustered_high = value + t_cl * se_cl;
+    }
     if (boot && boot->size() >= 2) {
       std::vector<double> v(boot->data(), boot->data() + boot->size());
       std::sort(v.begin(), v.end());
@@ -591,14 +619,10 @@ fit_result fit(const insertion_model& model, const insertion_data& data, const f
     }
     res.parameters.push_back(std::move(e));
   };
-  auto boot_col = [&](const Eigen::VectorXd& coeff) -> std::optional<Eigen::VectorXd> {
-    if (res.bootstrap.rows() == 0) return std::nullopt;
-    return Eigen::VectorXd(res.bootstrap * coeff);
-  };
   for (std::size_t k = 0; k < nfree; ++k) {
     const auto ik = static_cast<Eigen::Index>(k);
     add(o.parameters[k].name, pr.targets()[k].dim, q[ik], se[ik], pr.low(k), pr.high(k), first[ik],
-        boot_col(Eigen::VectorXd::Unit(P, ik)), false);
+        Eigen::VectorXd::Unit(P, ik), false);
   }
   res.insertions = pr.insertions();
   res.offsets = pr.offsets(q);
@@ -608,7 +632,7 @@ fit_result fit(const insertion_model& model, const insertion_data& data, const f
       if (k + 1 < res.insertions.size()) c[static_cast<Eigen::Index>(nfree + k)] = 1.0;
       else c.tail(P - static_cast<Eigen::Index>(nfree)).setConstant(-1.0);
       add(fmt::format("offset[{}]", res.insertions[k]), units::length, res.offsets[k], std::sqrt(c.dot(res.covariance * c)),
-          o.offsets->first, o.offsets->second, 0.0, boot_col(c), k + 1 == res.insertions.size());
+          o.offsets->first, o.offsets->second, 0.0, c, k + 1 == res.insertions.size());
     }
   }
 
@@ -640,9 +664,10 @@ fit_result fit(const insertion_model& model, const insertion_data& data, const f
 std::string export_toml(const fit_result& result, const study::output_units& units, const std::string& source) {
   std::string out = fmt::format(
       "# Fitted by contactuq fit from {}.\n"
-      "# Each parameter: normal with the fitted value as mean and its standard error as sd ({}), i.e. the\n"
-      "# uncertainty of the estimate, not part-to-part scatter. Paste into a `contactuq run` study.\n",
-      source, result.bootstrap.rows() > 0 ? "from the bootstrap over insertions" : "from the Jacobian");
+      "# Each parameter: normal with the fitted value as mean and the largest of its standard errors\n"
+      "# (Jacobian, insertion-clustered, bootstrap) as sd, i.e. the uncertainty of the estimate, not\n"
+      "# part-to-part scatter. Paste into a `contactuq run` study.\n",
+      source);
   std::vector<std::size_t> exported;
   for (std::size_t k = 0; k < result.parameters.size(); ++k) {
     const parameter_estimate& e = result.parameters[k];
@@ -650,7 +675,7 @@ std::string export_toml(const fit_result& result, const study::output_units& uni
     exported.push_back(k);
     const units::dimension dim = e.dim;
     const std::string unit = units.unit_for(dim);
-    const double sd = e.bootstrap_sd.value_or(e.standard_error);
+    const double sd = std::max({e.standard_error, e.clustered_se.value_or(0.0), e.bootstrap_sd.value_or(0.0)});
     auto value = [&](double si) {
       const double v = units.from_si(si, dim);
       return unit.empty() ? fmt::format("{:.6g}", v) : fmt::format("\"{:.6g} {}\"", v, unit);

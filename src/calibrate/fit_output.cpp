@@ -119,6 +119,9 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   column("bound_low", [](const parameter_estimate& e) { return e.bound_low; });
   column("bound_high", [](const parameter_estimate& e) { return e.bound_high; });
   column("start", [](const parameter_estimate& e) { return e.start; });
+  column("clustered_se", [](const parameter_estimate& e) { return e.clustered_se.value_or(nan); });
+  column("clustered_low", [](const parameter_estimate& e) { return e.clustered_low.value_or(nan); });
+  column("clustered_high", [](const parameter_estimate& e) { return e.clustered_high.value_or(nan); });
   column("bootstrap_sd", [](const parameter_estimate& e) { return e.bootstrap_sd.value_or(nan); });
   column("bootstrap_low", [](const parameter_estimate& e) { return e.bootstrap_low.value_or(nan); });
   column("bootstrap_high", [](const parameter_estimate& e) { return e.bootstrap_high.value_or(nan); });
@@ -135,6 +138,8 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   };
   matrix("covariance", result.covariance).set_attribute("units", "products of /parameters/units");
   matrix("correlation", result.correlation).set_attribute("units", "");
+  if (result.clustered_covariance.size() > 0)
+    matrix("clustered_covariance", result.clustered_covariance).set_attribute("units", "products of /parameters/units");
   if (result.bootstrap.rows() > 0) {
     matrix("bootstrap", result.bootstrap).set_attribute("units", "as /parameters/units");
     params.set_attribute("bootstrap_failed", static_cast<std::int64_t>(result.bootstrap_failed));

@@ -26,27 +26,31 @@ void print_fit(const cal::fit_study& s, const cal::insertion_data& data, const c
              r.evaluations, r.seconds);
 
   const int pct = static_cast<int>(std::lround(100 * r.confidence));
-  fmt::print("\n  {:<16} {:>12} {:>28} {:>28}  {}\n", "parameter", "value", fmt::format("{} % interval (Jacobian)", pct),
-             r.bootstrap.rows() > 0 ? fmt::format("{} % interval (bootstrap)", pct) : std::string(), "unit");
+  const bool clustered = !r.parameters.empty() && r.parameters.front().clustered_se.has_value();
+  const bool boot = r.bootstrap.rows() > 0;
+  fmt::print("\n  {} % intervals: Jacobian (independent residuals){}{}\n", pct,
+             clustered ? "; clustered by insertion (sandwich, t with G-1 dof)" : "",
+             boot ? fmt::format("; bootstrap over insertions ({} refits)", r.bootstrap.rows()) : std::string());
+  fmt::print("  {:<14} {:>11} {:>24}{}{}  {}\n", "parameter", "value", "Jacobian",
+             clustered ? fmt::format(" {:>24}", "clustered") : std::string(),
+             boot ? fmt::format(" {:>24}", "bootstrap") : std::string(), "unit");
   for (const auto& e : r.parameters) {
-    const std::string unit = u.unit_for(e.dim);
     auto v = [&](double si) { return u.from_si(si, e.dim); };
-    const std::string boot = e.bootstrap_low ? fmt::format("[{:.5g}, {:.5g}]", v(*e.bootstrap_low), v(*e.bootstrap_high))
-                                             : std::string();
-    const bool crosses = e.low < e.bound_low || e.high > e.bound_high;
-    fmt::print("  {:<16} {:>12.6g} {:>28} {:>28}  {}{}\n", e.name, v(e.value),
-               fmt::format("[{:.5g}, {:.5g}]", v(e.low), v(e.high)), boot, unit,
-               crosses ? "  (interval crosses a bound)" : "");
+    auto interval = [&](double lo, double hi) { return fmt::format(" {:>24}", fmt::format("[{:.5g}, {:.5g}]", v(lo), v(hi))); };
+    fmt::print("  {:<14} {:>11.6g}{}{}{}  {}\n", e.name, v(e.value), interval(e.low, e.high),
+               e.clustered_low ? interval(*e.clustered_low, *e.clustered_high) : std::string(),
+               e.bootstrap_low ? interval(*e.bootstrap_low, *e.bootstrap_high) : std::string(), u.unit_for(e.dim));
   }
-
-  for (const auto& e : r.parameters)
-    if (e.bootstrap_sd && *e.bootstrap_sd > 2.0 * e.standard_error) {
-      fmt::print("\n  note: the bootstrap over insertions scatters more than twice the Jacobian's standard error for\n"
-                 "  {}: the residuals are not independent (insertion-to-insertion scatter, ripples), so the\n"
-                 "  Jacobian interval is too narrow; use the bootstrap's.\n",
-                 e.name);
+  for (const auto& e : r.parameters) {
+    const double wider = std::max(e.clustered_se.value_or(0.0), e.bootstrap_sd.value_or(0.0));
+    if (!e.derived && wider > 2.0 * e.standard_error) {
+      fmt::print("  note: for {} the insertions scatter {:.1f} times more than the Jacobian's standard error says: the\n"
+                 "  residuals are not independent (scatter between insertions, ripples); read the clustered or\n"
+                 "  bootstrap interval.\n",
+                 e.name, wider / e.standard_error);
       break;
     }
+  }
 
   std::vector<std::string> names;
   for (const auto& e : r.parameters)

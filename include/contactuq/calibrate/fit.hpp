@@ -26,9 +26,13 @@
 // Uncertainty: covariance from the Jacobian J = d r~ / d p at the optimum (central differences),
 //   C = s^2 (J^T J)^-1,  s^2 = sum r~^2 / (N - P),
 // intervals value +- t_{(1+c)/2, N-P} sqrt(C_kk), correlations C_jk / sqrt(C_jj C_kk). These assume
-// independent residuals; ripples and insertion-to-insertion scatter are not, so the optional
-// bootstrap over insertions (whole insertions resampled with replacement and refitted) gives
-// the intervals to trust when those dominate.
+// independent residuals; ripples and insertion-to-insertion scatter are not. With G >= 3
+// insertions the fit also gives the insertion-clustered sandwich covariance (Liang & Zeger 1986;
+// CR1 small-sample factor, Cameron & Miller 2015, J. Human Resources 50(2), eq. 12)
+//   C_cl = G/(G-1) (N-1)/(N-P) (J^T J)^-1 [sum_g (J_g^T r~_g)(J_g^T r~_g)^T] (J^T J)^-1
+// with intervals value +- t_{(1+c)/2, G-1} sqrt(C_cl,kk), which allows any correlation within an
+// insertion, and optionally a bootstrap over insertions (whole insertions resampled with
+// replacement and refitted; percentile intervals, which run narrow for G as small as 5).
 
 #include <Eigen/Core>
 
@@ -103,6 +107,9 @@ struct parameter_estimate {
   double low = 0.0, high = 0.0;     ///< Jacobian interval at the confidence level
   double bound_low = 0.0, bound_high = 0.0;
   double start = 0.0;               ///< the study's start value
+  // Insertion-clustered (sandwich) standard error and interval, t with G - 1 degrees of freedom;
+  // empty with fewer than 3 insertions.
+  std::optional<double> clustered_se, clustered_low, clustered_high;
   std::optional<double> bootstrap_sd, bootstrap_low, bootstrap_high;  ///< percentile interval
   bool derived = false;             ///< the last offset, minus the sum of the others
 };
@@ -129,6 +136,7 @@ struct start_record {
 struct fit_result {
   std::vector<parameter_estimate> parameters;  ///< free parameters, then offsets (if any)
   Eigen::MatrixXd covariance;                  ///< [SI^2], over the independent parameters
+  Eigen::MatrixXd clustered_covariance;        ///< insertion-clustered; empty below 3 insertions
   Eigen::MatrixXd correlation;
   double confidence = 0.95;
   double cost = 0.0;               ///< sum r~^2 at the optimum [N^2]
@@ -156,8 +164,9 @@ struct fit_result {
 fit_result fit(const insertion_model& model, const insertion_data& data, const fit_options& options);
 
 // The free parameters of a fit as [parameters.<name>] tables of a `contactuq run` study:
-// role = "aleatoric", distribution = "normal", mean = the fitted value, sd = the standard error
-// (the bootstrap's when there is one), in `units` (e.g. lbf*in/deg for K); then the correlations
+// role = "aleatoric", distribution = "normal", mean = the fitted value, sd = the largest of its
+// standard errors (Jacobian, clustered, bootstrap), in `units` (e.g. lbf*in/deg for K); then the
+// Jacobian correlations
 // as [[sampling.correlation]] tables of Spearman's rho = 6/pi asin(r/2) (a normal pair's).
 // `source` names the data and study in the snippet's opening comment.
 std::string export_toml(const fit_result& result, const study::output_units& units, const std::string& source);
