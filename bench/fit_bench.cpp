@@ -1,6 +1,7 @@
-// Time of a calibration (contactuq fit) on data like the shipped data/insertion/williams_synthetic.csv:
-// five insertions of 250 points per stroke with noise, position scatter, misalignment and ripple,
-// K, mu, d0 free; one Levenberg–Marquardt start and eight, on one thread.
+// Time of a calibration (contactuq fit) on data like the shipped
+// data/insertion/williams_synthetic.csv: five insertions of 250 points per stroke with noise,
+// position scatter, misalignment and ripple, K, mu, d0 free; one Levenberg–Marquardt start and
+// eight, on one thread.
 #include <benchmark/benchmark.h>
 
 #include "contactuq/calibrate/fit.hpp"
@@ -31,7 +32,8 @@ setup make_setup(int starts) {
   p.L = 0.316 * in;
   p.K = 0.0116 * k;
   p.mu = 0.21;
-  const std::vector<contactuq::contact::arm_group> arms = {{0.369 * in, contactuq::contact::arm_direction::engage, 2}};
+  const std::vector<contactuq::contact::arm_group> arms = {
+      {0.369 * in, contactuq::contact::arm_direction::engage, 2}};
   cal::synthetic_options s;
   s.insertions = 5;
   s.to = 0.25 * in;

@@ -17,7 +17,8 @@ namespace {
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 }
 
-model_curve fitted_curve(const fit_result& result, const insertion_data& data, double v_norm, int points) {
+model_curve fitted_curve(const fit_result& result, const insertion_data& data, double v_norm,
+                         int points) {
   model_curve c;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& s : data.strokes)
@@ -30,7 +31,8 @@ model_curve fitted_curve(const fit_result& result, const insertion_data& data, d
   for (int i = 0; i < points; ++i) {
     const double x = lo + (hi - lo) * i / (points - 1);
     c.x.push_back(x);
-    for (auto [dir, out] : {std::pair{stroke_direction::forward, &c.forward}, {stroke_direction::reverse, &c.reverse}}) {
+    for (auto [dir, out] : {std::pair{stroke_direction::forward, &c.forward},
+                            {stroke_direction::reverse, &c.reverse}}) {
       try {
         out->push_back(model_force(r, x, dir, v_norm));
       } catch (const model_error&) {
@@ -41,20 +43,21 @@ model_curve fitted_curve(const fit_result& result, const insertion_data& data, d
   return c;
 }
 
-void write_fit_csv(const std::filesystem::path& path, const fit_study& study, const insertion_data& data,
-                   const fit_result& result) {
+void write_fit_csv(const std::filesystem::path& path, const fit_study& study,
+                   const insertion_data& data, const fit_result& result) {
   const auto& un = study.units;
   const std::string len = un.unit_for(units::length), force = un.unit_for(units::force);
   try {
     auto out = fmt::output_file(path.string());
-    out.print("insertion,direction,x [{0}],F_measured [{1}],F_fitted [{1}],residual [{1}]\n", len, force);
+    out.print("insertion,direction,x [{0}],F_measured [{1}],F_fitted [{1}],residual [{1}]\n", len,
+              force);
     for (std::size_t s = 0; s < data.strokes.size(); ++s) {
       const measured_stroke& st = data.strokes[s];
       for (std::size_t i = 0; i < st.x.size(); ++i) {
         const double f = result.fitted[s][i];
-        out.print("{},{},{},{},{},{}\n", st.insertion, to_string(st.direction), un.from_si(st.x[i], units::length),
-                  un.from_si(st.force[i], units::force), un.from_si(f, units::force),
-                  un.from_si(f - st.force[i], units::force));
+        out.print("{},{},{},{},{},{}\n", st.insertion, to_string(st.direction),
+                  un.from_si(st.x[i], units::length), un.from_si(st.force[i], units::force),
+                  un.from_si(f, units::force), un.from_si(f - st.force[i], units::force));
       }
     }
   } catch (const std::system_error& e) {
@@ -62,8 +65,8 @@ void write_fit_csv(const std::filesystem::path& path, const fit_study& study, co
   }
 }
 
-void write_fit_hdf5(const std::filesystem::path& path, const io::study_document& doc, const fit_study& study,
-                    const insertion_data& data, const fit_result& result) {
+void write_fit_hdf5(const std::filesystem::path& path, const io::study_document& doc,
+                    const fit_study& study, const insertion_data& data, const fit_result& result) {
   namespace h5 = io::hdf5;
   h5::file file(path, h5::file_mode::create);
   file.set_attribute("format", "contactuq-fit");
@@ -120,26 +123,32 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   column("bound_high", [](const parameter_estimate& e) { return e.bound_high; });
   column("start", [](const parameter_estimate& e) { return e.start; });
   column("clustered_se", [](const parameter_estimate& e) { return e.clustered_se.value_or(nan); });
-  column("clustered_low", [](const parameter_estimate& e) { return e.clustered_low.value_or(nan); });
-  column("clustered_high", [](const parameter_estimate& e) { return e.clustered_high.value_or(nan); });
+  column("clustered_low",
+         [](const parameter_estimate& e) { return e.clustered_low.value_or(nan); });
+  column("clustered_high",
+         [](const parameter_estimate& e) { return e.clustered_high.value_or(nan); });
   column("bootstrap_sd", [](const parameter_estimate& e) { return e.bootstrap_sd.value_or(nan); });
-  column("bootstrap_low", [](const parameter_estimate& e) { return e.bootstrap_low.value_or(nan); });
-  column("bootstrap_high", [](const parameter_estimate& e) { return e.bootstrap_high.value_or(nan); });
+  column("bootstrap_low",
+         [](const parameter_estimate& e) { return e.bootstrap_low.value_or(nan); });
+  column("bootstrap_high",
+         [](const parameter_estimate& e) { return e.bootstrap_high.value_or(nan); });
   // Covariance and correlation over the independent parameters: all but the last offset.
   std::vector<std::string> independent;
   for (const auto& e : result.parameters)
     if (!e.derived) independent.push_back(e.name);
   auto matrix = [&](std::string_view name, const Eigen::MatrixXd& m) {
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rm = m;
-    auto ds = params.write(name, std::span<const double>(rm.data(), static_cast<std::size_t>(rm.size())),
-                           static_cast<std::size_t>(rm.rows()), static_cast<std::size_t>(rm.cols()));
+    auto ds =
+        params.write(name, std::span<const double>(rm.data(), static_cast<std::size_t>(rm.size())),
+                     static_cast<std::size_t>(rm.rows()), static_cast<std::size_t>(rm.cols()));
     ds.set_attribute("names", independent);
     return ds;
   };
   matrix("covariance", result.covariance).set_attribute("units", "products of /parameters/units");
   matrix("correlation", result.correlation).set_attribute("units", "");
   if (result.clustered_covariance.size() > 0)
-    matrix("clustered_covariance", result.clustered_covariance).set_attribute("units", "products of /parameters/units");
+    matrix("clustered_covariance", result.clustered_covariance)
+        .set_attribute("units", "products of /parameters/units");
   if (result.bootstrap.rows() > 0) {
     matrix("bootstrap", result.bootstrap).set_attribute("units", "as /parameters/units");
     params.set_attribute("bootstrap_failed", static_cast<std::int64_t>(result.bootstrap_failed));
@@ -155,7 +164,8 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   for (std::size_t s = 0; s < data.strokes.size(); ++s) {
     const measured_stroke& st = data.strokes[s];
     const auto idx = static_cast<std::int32_t>(
-        std::find(result.insertions.begin(), result.insertions.end(), st.insertion) - result.insertions.begin());
+        std::find(result.insertions.begin(), result.insertions.end(), st.insertion) -
+        result.insertions.begin());
     for (std::size_t i = 0; i < st.x.size(); ++i) {
       ins.push_back(idx);
       dir.push_back(st.direction == stroke_direction::forward ? 0 : 1);
@@ -180,7 +190,8 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   std::vector<double> rms, bias, maxabs;
   for (const auto& d : result.strokes) {
     s_ins.push_back(static_cast<std::int32_t>(
-        std::find(result.insertions.begin(), result.insertions.end(), d.insertion) - result.insertions.begin()));
+        std::find(result.insertions.begin(), result.insertions.end(), d.insertion) -
+        result.insertions.begin()));
     s_dir.push_back(d.direction == stroke_direction::forward ? 0 : 1);
     s_n.push_back(static_cast<std::int32_t>(d.points));
     rms.push_back(d.rms);
@@ -203,7 +214,8 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
 
   // Every Levenberg–Marquardt start.
   auto st = file.create_group("starts");
-  const std::size_t S = result.starts.size(), Q = result.starts.empty() ? 0 : result.starts.front().start.size();
+  const std::size_t S = result.starts.size(),
+                    Q = result.starts.empty() ? 0 : result.starts.front().start.size();
   std::vector<double> start, end, cost;
   std::vector<std::int32_t> evals;
   std::vector<std::string> status;

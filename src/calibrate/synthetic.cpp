@@ -14,30 +14,36 @@ namespace contactuq::calibrate {
 namespace {
 
 // Stream purpose of synthetic data, outside the values uq::stream_purpose lists so that it can
-// never coincide with a design's or a bootstrap's stream. Fixed: changing it changes every data set.
+// never coincide with a design's or a bootstrap's stream. Fixed: changing it changes every data
+// set.
 constexpr auto synthetic_stream = static_cast<uq::stream_purpose>(0x53594e54);  // "SYNT"
 
 // Standard normal deviate by inversion, z = -sqrt(2) erfc^-1(2u), bits fixed by this file.
-double normal(uq::engine& e) { return -std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * uq::open_uniform(e)); }
+double normal(uq::engine& e) {
+  return -std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * uq::open_uniform(e));
+}
 
 }  // namespace
 
 void synthetic_options::validate() const {
-  require(insertions >= 1 && insertions <= 1000, "insertions", insertions, "", "an integer in [1, 1000]");
+  require(insertions >= 1 && insertions <= 1000, "insertions", insertions, "",
+          "an integer in [1, 1000]");
   require(std::isfinite(from), "from", from, "m", "finite");
   require(std::isfinite(to) && to > from, "to", to, "m", "finite and > from");
   require(points >= 2 && points <= 1000000, "points", points, "", "an integer in [2, 1000000]");
   require(std::isfinite(v_norm) && v_norm > 0, "v_norm", v_norm, "", "> 0");
   require(std::isfinite(noise_sd) && noise_sd >= 0, "noise_sd", noise_sd, "N", ">= 0");
   require(std::isfinite(position_sd) && position_sd >= 0, "position_sd", position_sd, "m", ">= 0");
-  require(std::isfinite(misalignment_sd) && misalignment_sd >= 0, "misalignment_sd", misalignment_sd, "m", ">= 0");
+  require(std::isfinite(misalignment_sd) && misalignment_sd >= 0, "misalignment_sd",
+          misalignment_sd, "m", ">= 0");
   require(std::isfinite(ripple) && ripple >= 0 && ripple < 1, "ripple", ripple, "", "in [0, 1)");
-  require(std::isfinite(ripple_wavelength) && ripple_wavelength > 0, "ripple_wavelength", ripple_wavelength, "m",
-          "> 0");
+  require(std::isfinite(ripple_wavelength) && ripple_wavelength > 0, "ripple_wavelength",
+          ripple_wavelength, "m", "> 0");
 }
 
 synthetic_dataset make_synthetic(const contact::receptacle_pin_params& params,
-                                 const std::vector<contact::arm_group>& groups, const synthetic_options& o) {
+                                 const std::vector<contact::arm_group>& groups,
+                                 const synthetic_options& o) {
   o.validate();
   params.validate();
   if (groups.empty()) throw parameter_error("arms", "the receptacle needs at least one arm group");
@@ -72,7 +78,8 @@ synthetic_dataset make_synthetic(const contact::receptacle_pin_params& params,
           for (int a = 0; a < g.count; ++a) {
             contact::receptacle_pin_params p = params;
             p.h += (a % 2 == 0 ? 1.0 : -1.0) * ins.misalignment;
-            p.mu *= 1.0 + o.ripple * std::sin(2.0 * std::numbers::pi * d / o.ripple_wavelength + ins.ripple_phase);
+            p.mu *= 1.0 + o.ripple * std::sin(2.0 * std::numbers::pi * d / o.ripple_wavelength +
+                                              ins.ripple_phase);
             f += contact::receptacle_arm(p, g.d0, g.direction).evaluate(xs, v).Fx;
           }
         }

@@ -1,8 +1,8 @@
 #include "contactuq/calibrate/fit_study.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 
@@ -38,7 +38,8 @@ cal::fit_study with_line(const std::string& from, const std::string& to) {
 
 }  // namespace
 
-TEST_CASE("fit_williams.toml: model, data files relative to the study, free parameters in model order") {
+TEST_CASE(
+    "fit_williams.toml: model, data files relative to the study, free parameters in model order") {
   auto s = with_line("seed = 1", "seed = 1");
   CHECK(s.model.params.K == Approx(u::to_si("0.008 lbf*in/deg", u::torsional_stiffness)));
   REQUIRE(s.files.size() == 1);
@@ -58,31 +59,40 @@ TEST_CASE("fit_williams.toml: model, data files relative to the study, free para
 
 TEST_CASE("fit study errors name the file, line and key") {
   CHECK_THROWS_WITH(with_line("[fit.parameters.mu]", "[fit.parameters.nu]"),
-                    Contains("fit.toml:") && Contains("fit.parameters.nu") && Contains("not an input of the receptacle_pin model"));
+                    Contains("fit.toml:") && Contains("fit.parameters.nu") &&
+                        Contains("not an input of the receptacle_pin model"));
   CHECK_THROWS_WITH(with_line("low = \"0.004 lbf*in/deg\"", "low = \"0 lbf*in/deg\""),
                     Contains("fit.parameters.K.low") && Contains("must be > 0"));
-  CHECK_THROWS_WITH(with_line("high = 0.45", "high = 0.0"), Contains("fit.parameters.mu.high") && Contains("greater than low"));
-  CHECK_THROWS_WITH(with_line("loss = \"squared\"", "loss = \"tukey\""), Contains("fit.loss") && Contains("squared, huber, cauchy"));
-  CHECK_THROWS_WITH(with_line("loss = \"squared\"", "loss = \"huber\""), Contains("fit") && Contains("loss_scale"));
+  CHECK_THROWS_WITH(with_line("high = 0.45", "high = 0.0"),
+                    Contains("fit.parameters.mu.high") && Contains("greater than low"));
+  CHECK_THROWS_WITH(with_line("loss = \"squared\"", "loss = \"tukey\""),
+                    Contains("fit.loss") && Contains("squared, huber, cauchy"));
+  CHECK_THROWS_WITH(with_line("loss = \"squared\"", "loss = \"huber\""),
+                    Contains("fit") && Contains("loss_scale"));
   CHECK_THROWS_WITH(with_line("starts = 8", "startz = 8"), Contains("startz"));
   CHECK_THROWS_WITH(with_line("loss = \"squared\"", "loss = \"huber\"\nloss_scale = \"0.2 in\""),
                     Contains("fit.loss_scale") && Contains("a force"));
-  CHECK_THROWS_WITH(with_line("bootstrap = 200", "bootstrap = 3"), Contains("fit.bootstrap") && Contains("[10, 100000]"));
+  CHECK_THROWS_WITH(with_line("bootstrap = 200", "bootstrap = 3"),
+                    Contains("fit.bootstrap") && Contains("[10, 100000]"));
   auto s = with_line("williams_synthetic.csv", "missing.csv");
   CHECK_THROWS_WITH(cal::load_fit_data(s), Contains("missing.csv: cannot open the file"));
 }
 
-TEST_CASE("the shipped synthetic data set: K, mu, d0 within the 95 % intervals of the generating values") {
+TEST_CASE(
+    "the shipped synthetic data set: K, mu, d0 within the 95 % intervals of the generating "
+    "values") {
   // Generating values, from data/insertion/williams_synthetic.toml: Williams' fitted K = 0.0116
   // lbf*in/deg, mu = 0.21, d0 = 0.369 in. Insertion-to-insertion scatter makes the residuals
   // dependent, so the intervals to trust are the insertion-clustered ones (docs/calibration.md).
   auto s = with_line("bootstrap = 200", "bootstrap = 0");
   const auto data = cal::load_fit_data(s);
   const auto r = cal::fit(s.model, data, s.options);
-  const double truth[3] = {u::to_si("0.0116 lbf*in/deg", u::torsional_stiffness), 0.21, 0.369 * 0.0254};
+  const double truth[3] = {u::to_si("0.0116 lbf*in/deg", u::torsional_stiffness), 0.21,
+                           0.369 * 0.0254};
   for (std::size_t k = 0; k < 3; ++k) {
     const auto& e = r.parameters[k];
-    INFO(e.name << " = " << e.value << ", clustered [" << *e.clustered_low << ", " << *e.clustered_high << "]");
+    INFO(e.name << " = " << e.value << ", clustered [" << *e.clustered_low << ", "
+                << *e.clustered_high << "]");
     CHECK(*e.clustered_low <= truth[k]);
     CHECK(truth[k] <= *e.clustered_high);
   }
@@ -91,9 +101,12 @@ TEST_CASE("the shipped synthetic data set: K, mu, d0 within the 95 % intervals o
 
 TEST_CASE("contactuq synthesize regenerates the shipped data sets bit for bit") {
   contactuq::testing::scratch_dir dir;
-  for (const auto& [spec, csv] : {std::pair{"data/insertion/williams_synthetic.toml", "data/insertion/williams_synthetic.csv"},
-                                  {"tests/calibrate/blind_synthetic.toml", "data/insertion/blind_synthetic.csv"}}) {
-    const auto r = run_cli(fmt::format("synthesize {}/{} -o {}", source, spec, (dir / "out.csv").string()));
+  for (const auto& [spec, csv] :
+       {std::pair{"data/insertion/williams_synthetic.toml",
+                  "data/insertion/williams_synthetic.csv"},
+        {"tests/calibrate/blind_synthetic.toml", "data/insertion/blind_synthetic.csv"}}) {
+    const auto r =
+        run_cli(fmt::format("synthesize {}/{} -o {}", source, spec, (dir / "out.csv").string()));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     // The header names the spec as given on the command line; compare what follows it.
@@ -103,34 +116,45 @@ TEST_CASE("contactuq synthesize regenerates the shipped data sets bit for bit") 
   }
 }
 
-TEST_CASE("contactuq fit writes HDF5 (format contactuq-fit), CSV and the run-study snippet; plots draw it") {
+TEST_CASE(
+    "contactuq fit writes HDF5 (format contactuq-fit), CSV and the run-study snippet; plots draw "
+    "it") {
   contactuq::testing::scratch_dir dir;
   // A quick variant of fit_williams.toml on the blind data set.
   std::string text = slurp(source + "/studies/fit_williams.toml");
-  auto replace = [&](const std::string& a, const std::string& b) { text.replace(text.find(a), a.size(), b); };
-  replace("../data/insertion/williams_synthetic.csv", source + "/data/insertion/blind_synthetic.csv");
+  auto replace = [&](const std::string& a, const std::string& b) {
+    text.replace(text.find(a), a.size(), b);
+  };
+  replace("../data/insertion/williams_synthetic.csv",
+          source + "/data/insertion/blind_synthetic.csv");
   replace("bootstrap = 200", "bootstrap = 20");
   replace("starts = 8", "starts = 2");
   { std::ofstream(dir / "fit.toml") << text; }
-  const auto r = run_cli(fmt::format("fit {} -o {} --csv {} --export {}", (dir / "fit.toml").string(),
-                                     (dir / "fit.h5").string(), (dir / "fit.csv").string(), (dir / "fit_params.toml").string()));
+  const auto r = run_cli(fmt::format(
+      "fit {} -o {} --csv {} --export {}", (dir / "fit.toml").string(), (dir / "fit.h5").string(),
+      (dir / "fit.csv").string(), (dir / "fit_params.toml").string()));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.output, Contains("95 % intervals: Jacobian") && Contains("clustered by insertion") &&
                            Contains("bootstrap over insertions (20 refits)") &&
-                           Contains("correlation of the estimates") && Contains("residuals F_model - F [grf]"));
+                           Contains("correlation of the estimates") &&
+                           Contains("residuals F_model - F [grf]"));
 
   io::hdf5::file f(dir / "fit.h5", io::hdf5::file_mode::read_only);
   CHECK(f.string_attribute("format") == "contactuq-fit");
   CHECK(f.numeric_attribute<std::int64_t>("format_version") == 1);
-  CHECK(f.open_group("parameters").open_dataset("names").read_texts() == std::vector<std::string>{"K", "mu", "g1_d0"});
-  CHECK(f.open_group("parameters").open_dataset("bootstrap").shape() == std::vector<std::size_t>{20, 3});
+  CHECK(f.open_group("parameters").open_dataset("names").read_texts() ==
+        std::vector<std::string>{"K", "mu", "g1_d0"});
+  CHECK(f.open_group("parameters").open_dataset("bootstrap").shape() ==
+        std::vector<std::size_t>{20, 3});
   CHECK(f.open_group("data").open_dataset("fitted").rows() == 1200);
   CHECK(f.open_dataset("study").read_text() == text);
 
   const std::string csv = slurp(dir / "fit.csv");
-  CHECK(csv.starts_with("insertion,direction,x [in],F_measured [grf],F_fitted [grf],residual [grf]\n"));
-  CHECK_THAT(slurp(dir / "fit_params.toml"), Contains("[parameters.g1_d0]") && Contains("distribution = \"normal\""));
+  CHECK(csv.starts_with(
+      "insertion,direction,x [in],F_measured [grf],F_fitted [grf],residual [grf]\n"));
+  CHECK_THAT(slurp(dir / "fit_params.toml"),
+             Contains("[parameters.g1_d0]") && Contains("distribution = \"normal\""));
 
   // Figure 26 style overlay and residuals, with the Python module `contactuq plot` dispatches to.
   const std::string py = fmt::format(
@@ -151,23 +175,29 @@ TEST_CASE("contactuq fit writes HDF5 (format contactuq-fit), CSV and the run-stu
   }
 }
 
-TEST_CASE("contactuq fit: bad data and bounds that exclude the fit end with one line and exit code 2") {
+TEST_CASE(
+    "contactuq fit: bad data and bounds that exclude the fit end with one line and exit code 2") {
   contactuq::testing::scratch_dir dir;
   std::string text = slurp(source + "/studies/fit_williams.toml");
-  auto replace = [&](const std::string& a, const std::string& b) { text.replace(text.find(a), a.size(), b); };
+  auto replace = [&](const std::string& a, const std::string& b) {
+    text.replace(text.find(a), a.size(), b);
+  };
   replace("../data/insertion/williams_synthetic.csv", (dir / "bad.csv").string());
   { std::ofstream(dir / "fit.toml") << text; }
   { std::ofstream(dir / "bad.csv") << "x [in],F [grf]\n0,0\n0.1,nan\n"; }
   auto r = run_cli("fit " + (dir / "fit.toml").string());
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Contains("contactuq: error: ") && Contains("bad.csv:3: F [grf] = nan is not a finite number"));
+  CHECK_THAT(r.output, Contains("contactuq: error: ") &&
+                           Contains("bad.csv:3: F [grf] = nan is not a finite number"));
 
   text = slurp(source + "/studies/fit_williams.toml");
-  replace("../data/insertion/williams_synthetic.csv", source + "/data/insertion/blind_synthetic.csv");
+  replace("../data/insertion/williams_synthetic.csv",
+          source + "/data/insertion/blind_synthetic.csv");
   replace("high = \"0.03 lbf*in/deg\"", "high = \"0.0085 lbf*in/deg\"");
   replace("bootstrap = 200", "bootstrap = 0");
   { std::ofstream(dir / "fit.toml") << text; }
   r = run_cli("fit " + (dir / "fit.toml").string());
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Contains("K = ") && Contains("sits on its upper bound") && Contains("widen them"));
+  CHECK_THAT(r.output,
+             Contains("K = ") && Contains("sits on its upper bound") && Contains("widen them"));
 }

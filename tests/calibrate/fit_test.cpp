@@ -1,7 +1,6 @@
 #include "contactuq/calibrate/fit.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "contactuq/calibrate/synthetic.hpp"
@@ -82,7 +81,9 @@ TEST_CASE("noise-free synthetic data: the fit recovers the generating K, mu, d0 
   CHECK(r.starts.size() == 4);
 }
 
-TEST_CASE("noise-free data with pin-position scatter: offsets (summing to zero) and d0 recovered to 1e-6") {
+TEST_CASE(
+    "noise-free data with pin-position scatter: offsets (summing to zero) and d0 recovered to "
+    "1e-6") {
   auto opt = stroke(3, 80);
   opt.position_sd = 0.002 * inch;
   const auto gen = cal::make_synthetic(figure25(0.0116, 0.21), arms(0.369), opt);
@@ -104,7 +105,9 @@ TEST_CASE("noise-free data with pin-position scatter: offsets (summing to zero) 
   CHECK(r.covariance.rows() == 5);
 }
 
-TEST_CASE("noisy synthetic data: the 95 % intervals cover the generating values as often as they should") {
+TEST_CASE(
+    "noisy synthetic data: the 95 % intervals cover the generating values as often as they "
+    "should") {
   // 20 data sets with load-cell noise only. Per parameter, coverage of 20 intervals at 95 % is
   // >= 17 with probability 0.98; the mean of z^2 = ((p - p_true) / se)^2 over all 60 is ~1 when
   // the standard errors are right (a chi-square/60: within [0.55, 1.6] with probability > 0.999).
@@ -130,13 +133,15 @@ TEST_CASE("noisy synthetic data: the 95 % intervals cover the generating values 
   CHECK(z2 < 1.6);
 }
 
-TEST_CASE("the Jacobian covariance equals the closed form of a fit linear in its parameter (K alone)") {
+TEST_CASE(
+    "the Jacobian covariance equals the closed form of a fit linear in its parameter (K alone)") {
   // F = K f1(x) with f1 the force at K = 1 (eq. 1.4: Fn is proportional to K), so least squares
   // gives K = sum f1 F / sum f1^2 and se = s / sqrt(sum f1^2), s^2 = sum r^2 / (N - 1).
   auto opt = stroke(2, 50, 3);
   opt.noise_sd = 0.3 * grf;
   const auto data = cal::make_synthetic(figure25(0.0116, 0.21), arms(0.369), opt).data;
-  const auto unit_k = cal::make_synthetic(figure25(1.0 / lbf_in_per_deg, 0.21), arms(0.369), stroke(2, 50)).data;
+  const auto unit_k =
+      cal::make_synthetic(figure25(1.0 / lbf_in_per_deg, 0.21), arms(0.369), stroke(2, 50)).data;
   double f1f = 0.0, f1f1 = 0.0;
   std::size_t n = 0;
   for (std::size_t s = 0; s < data.strokes.size(); ++s)
@@ -170,7 +175,8 @@ TEST_CASE("the fit does not depend on the unit system of the input file") {
   opt.ripple_wavelength = 0.01 * inch;
   const auto data = cal::make_synthetic(figure25(0.0116, 0.21), arms(0.369), opt).data;
   std::vector<cal::fit_result> fits;
-  for (const auto& [len, force] : {std::pair{"in", "grf"}, {"mm", "mN"}, {"m", "N"}, {"mil", "ozf"}}) {
+  for (const auto& [len, force] :
+       {std::pair{"in", "grf"}, {"mm", "mN"}, {"m", "N"}, {"mil", "ozf"}}) {
     cal::write_insertion_csv(dir / "d.csv", data, len, force, {});
     fits.push_back(cal::fit(report_start(), cal::read_insertion_csv(dir / "d.csv"), kmu_d0(2)));
   }
@@ -179,13 +185,15 @@ TEST_CASE("the fit does not depend on the unit system of the input file") {
   for (auto& s : flipped.strokes)
     for (double& f : s.force) f = -f;
   cal::write_insertion_csv(dir / "flipped.csv", flipped, "in", "lbf", {});
-  fits.push_back(cal::fit(report_start(),
-                          cal::read_insertion_csv(dir / "flipped.csv", cal::force_convention::insertion_positive),
-                          kmu_d0(2)));
+  fits.push_back(cal::fit(
+      report_start(),
+      cal::read_insertion_csv(dir / "flipped.csv", cal::force_convention::insertion_positive),
+      kmu_d0(2)));
   for (std::size_t f = 1; f < fits.size(); ++f)
     for (std::size_t k = 0; k < 3; ++k) {
       CHECK(fits[f].parameters[k].value == Approx(fits[0].parameters[k].value).epsilon(1e-9));
-      CHECK(fits[f].parameters[k].standard_error == Approx(fits[0].parameters[k].standard_error).epsilon(1e-5));
+      CHECK(fits[f].parameters[k].standard_error ==
+            Approx(fits[0].parameters[k].standard_error).epsilon(1e-5));
     }
 }
 
@@ -222,18 +230,22 @@ TEST_CASE("the fit is the same on one thread and on many") {
   CHECK(serial.bootstrap == parallel.bootstrap);
 }
 
-TEST_CASE("a stroke that never reaches contact within the bounds is reported with its file and line") {
+TEST_CASE(
+    "a stroke that never reaches contact within the bounds is reported with its file and line") {
   auto opt = stroke(1, 40);
-  opt.to = 0.03 * inch;  // contact begins at x = 0.0710 in for d0 = 0.369 in, 0.0420 in for d0 = 0.34 in
+  opt.to =
+      0.03 * inch;  // contact begins at x = 0.0710 in for d0 = 0.369 in, 0.0420 in for d0 = 0.34 in
   auto data = cal::make_synthetic(figure25(0.0116, 0.21), arms(0.369), opt).data;
   for (auto& s : data.strokes) s.file = "short.csv";
   data.strokes[1].line.assign(data.strokes[1].x.size(), 50);
   data.strokes[0].line.assign(data.strokes[0].x.size(), 10);
-  CHECK_THROWS_MATCHES(cal::fit(report_start(), data, kmu_d0(1)), cal::data_error,
-                       Catch::Matchers::Message(
-                           "short.csv:10: insertion 1, forward stroke (x = 0 .. 0.000762 m) never reaches contact for "
-                           "any parameters within the bounds: the first contact is at x >= 0.0010661 m; the stroke "
-                           "says nothing about K or mu. Check the d0 bounds (or the offsets), or drop the stroke"));
+  CHECK_THROWS_MATCHES(
+      cal::fit(report_start(), data, kmu_d0(1)), cal::data_error,
+      Catch::Matchers::Message(
+          "short.csv:10: insertion 1, forward stroke (x = 0 .. 0.000762 m) never reaches contact "
+          "for "
+          "any parameters within the bounds: the first contact is at x >= 0.0010661 m; the stroke "
+          "says nothing about K or mu. Check the d0 bounds (or the offsets), or drop the stroke"));
 }
 
 TEST_CASE("bounds that exclude the best fit, or that the model rejects, give a clear message") {
@@ -242,28 +254,34 @@ TEST_CASE("bounds that exclude the best fit, or that the model rejects, give a c
   o.parameters[1].low = 0.3;  // mu = 0.21 generated the data
   o.parameters[1].start = 0.35;
   CHECK_THROWS_WITH(cal::fit(report_start(), data, o),
-                    Contains("mu = 0.3") && Contains("sits on its lower bound (bounds [0.3, 0.45]") &&
+                    Contains("mu = 0.3") &&
+                        Contains("sits on its lower bound (bounds [0.3, 0.45]") &&
                         Contains("the bounds exclude the best fit, which lies below; widen them"));
 
   o = kmu_d0(1);
   o.parameters[0].low = 0.0;
-  CHECK_THROWS_WITH(cal::fit(report_start(), data, o), Contains("bound low = 0 N*m/rad of K: K = 0 N*m/rad: must be > 0"));
+  CHECK_THROWS_WITH(cal::fit(report_start(), data, o),
+                    Contains("bound low = 0 N*m/rad of K: K = 0 N*m/rad: must be > 0"));
 
   o = kmu_d0(1);
   o.parameters[2].name = "d0";
-  CHECK_THROWS_WITH(cal::fit(report_start(), data, o),
-                    Contains("\"d0\" is not an input of the receptacle_pin model") && Contains("g1_d0"));
+  CHECK_THROWS_WITH(
+      cal::fit(report_start(), data, o),
+      Contains("\"d0\" is not an input of the receptacle_pin model") && Contains("g1_d0"));
 
   o = kmu_d0(1);
   o.parameters[1].high = 0.0;
-  CHECK_THROWS_WITH(cal::fit(report_start(), data, o), Contains("mu bounds [0, 0]: must be finite with low < high"));
+  CHECK_THROWS_WITH(cal::fit(report_start(), data, o),
+                    Contains("mu bounds [0, 0]: must be finite with low < high"));
 
-  // Friction lock everywhere in the bounds: mu so large that L_mn - mu L_mt < 0 on the barrel (1.4).
+  // Friction lock everywhere in the bounds: mu so large that L_mn - mu L_mt < 0 on the barrel
+  // (1.4).
   o = kmu_d0(2);
   o.parameters[1] = {"mu", 40.0, 50.0, 45.0};
-  CHECK_THROWS_WITH(cal::fit(report_start(), data, o),
-                    Contains("the model has no solution anywhere the 2 starts went within the bounds") &&
-                        Contains("the bounds exclude any fit"));
+  CHECK_THROWS_WITH(
+      cal::fit(report_start(), data, o),
+      Contains("the model has no solution anywhere the 2 starts went within the bounds") &&
+          Contains("the bounds exclude any fit"));
 }
 
 TEST_CASE("too few points for the free parameters is an error") {
@@ -307,10 +325,12 @@ to = "0.25 in"
 [sampling]
 samples = 10
 )" + snippet;
-  const auto s = contactuq::study::read_ensemble_study(contactuq::io::study_document::parse(study, "run.toml"));
+  const auto s = contactuq::study::read_ensemble_study(
+      contactuq::io::study_document::parse(study, "run.toml"));
   REQUIRE(s.aleatoric().size() == 3);
   for (const auto& e : r.parameters) {
-    const auto it = std::find_if(s.inputs.begin(), s.inputs.end(), [&](const auto& in) { return in.name == e.name; });
+    const auto it = std::find_if(s.inputs.begin(), s.inputs.end(),
+                                 [&](const auto& in) { return in.name == e.name; });
     REQUIRE(it != s.inputs.end());
     CHECK(it->distribution->mean() == Approx(e.value).epsilon(1e-5));  // 6 significant digits
     CHECK(it->distribution->stddev() == Approx(e.standard_error).epsilon(1e-5));
@@ -319,10 +339,11 @@ samples = 10
 }
 
 TEST_CASE("the blind data set (mm, mN; generating values withheld from the file) is recovered") {
-  // Generating values of tests/calibrate/blind_synthetic.toml, which data/insertion/blind_synthetic.csv
-  // does not disclose.
+  // Generating values of tests/calibrate/blind_synthetic.toml, which
+  // data/insertion/blind_synthetic.csv does not disclose.
   const double K = 0.0089 * lbf_in_per_deg, mu = 0.16, d0 = 0.3765 * inch;
-  const auto data = cal::read_insertion_csv(CONTACTUQ_SOURCE_DIR "/data/insertion/blind_synthetic.csv");
+  const auto data =
+      cal::read_insertion_csv(CONTACTUQ_SOURCE_DIR "/data/insertion/blind_synthetic.csv");
   CHECK(data.length_unit == "mm");
   auto o = kmu_d0(4);
   o.bootstrap = 40;
@@ -331,7 +352,8 @@ TEST_CASE("the blind data set (mm, mN; generating values withheld from the file)
   const double truth[3] = {K, mu, d0};
   for (std::size_t k = 0; k < 3; ++k) {
     const auto& e = r.parameters[k];
-    INFO(e.name << " = " << e.value << ", bootstrap [" << *e.bootstrap_low << ", " << *e.bootstrap_high << "]");
+    INFO(e.name << " = " << e.value << ", bootstrap [" << *e.bootstrap_low << ", "
+                << *e.bootstrap_high << "]");
     CHECK(*e.bootstrap_low <= truth[k]);
     CHECK(truth[k] <= *e.bootstrap_high);
   }

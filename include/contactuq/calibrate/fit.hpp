@@ -35,7 +35,6 @@
 // replacement and refitted; percentile intervals, which run narrow for G as small as 5).
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -72,46 +71,46 @@ double model_force(const contact::receptacle& r, double x, stroke_direction d, d
 // b K mu theta0 and g<g>_d0 (initial separation of arm group g, 1-based).
 struct free_parameter {
   std::string name;
-  double low = 0.0;              ///< lower bound [SI], finite
-  double high = 0.0;             ///< upper bound [SI], finite, > low
-  std::optional<double> start;   ///< first start [SI], in [low, high]; default: the model's value
+  double low = 0.0;             ///< lower bound [SI], finite
+  double high = 0.0;            ///< upper bound [SI], finite, > low
+  std::optional<double> start;  ///< first start [SI], in [low, high]; default: the model's value
 };
 
 enum class loss_kind { squared, huber, cauchy };
 std::string_view to_string(loss_kind k);
 
 struct fit_options {
-  std::vector<free_parameter> parameters;          ///< at least one, names unique
+  std::vector<free_parameter> parameters;  ///< at least one, names unique
   // Per-insertion displacement offsets [m], bounds of each, low < 0 < high; none: no offsets.
   std::optional<std::pair<double, double>> offsets;
-  int starts = 8;                  ///< Levenberg–Marquardt starts, in [1, 1000]
-  std::uint64_t seed = 1;          ///< Latin hypercube of the starts and bootstrap draws
+  int starts = 8;          ///< Levenberg–Marquardt starts, in [1, 1000]
+  std::uint64_t seed = 1;  ///< Latin hypercube of the starts and bootstrap draws
   loss_kind loss = loss_kind::squared;
-  double loss_scale = 0.0;         ///< c [N], > 0 for huber and cauchy
-  double confidence = 0.95;        ///< level of the intervals, in (0, 1)
-  int bootstrap = 0;               ///< replicates over insertions, 0 (off) or in [10, 100000]
-  int max_evaluations = 2000;      ///< model sweeps per start (Jacobian columns count), >= 10
-  double tolerance = 1e-12;        ///< relative step and cost tolerance of LM, in [1e-15, 1e-2]
-  bool parallel = true;            ///< run starts and replicates on TBB threads
+  double loss_scale = 0.0;     ///< c [N], > 0 for huber and cauchy
+  double confidence = 0.95;    ///< level of the intervals, in (0, 1)
+  int bootstrap = 0;           ///< replicates over insertions, 0 (off) or in [10, 100000]
+  int max_evaluations = 2000;  ///< model sweeps per start (Jacobian columns count), >= 10
+  double tolerance = 1e-12;    ///< relative step and cost tolerance of LM, in [1e-15, 1e-2]
+  bool parallel = true;        ///< run starts and replicates on TBB threads
 
   void validate() const;  // throws parameter_error naming the field
 };
 
 // One fitted quantity, in SI.
 struct parameter_estimate {
-  std::string name;                 ///< model input name, or "offset[<insertion>]"
-  units::dimension dim;             ///< its dimension
-  std::string unit;                 ///< SI unit ("N*m/rad", "", "m")
+  std::string name;      ///< model input name, or "offset[<insertion>]"
+  units::dimension dim;  ///< its dimension
+  std::string unit;      ///< SI unit ("N*m/rad", "", "m")
   double value = 0.0;
-  double standard_error = 0.0;      ///< sqrt(C_kk)
-  double low = 0.0, high = 0.0;     ///< Jacobian interval at the confidence level
+  double standard_error = 0.0;   ///< sqrt(C_kk)
+  double low = 0.0, high = 0.0;  ///< Jacobian interval at the confidence level
   double bound_low = 0.0, bound_high = 0.0;
-  double start = 0.0;               ///< the study's start value
+  double start = 0.0;  ///< the study's start value
   // Insertion-clustered (sandwich) standard error and interval, t with G - 1 degrees of freedom;
   // empty with fewer than 3 insertions.
   std::optional<double> clustered_se, clustered_low, clustered_high;
   std::optional<double> bootstrap_sd, bootstrap_low, bootstrap_high;  ///< percentile interval
-  bool derived = false;             ///< the last offset, minus the sum of the others
+  bool derived = false;  ///< the last offset, minus the sum of the others
 };
 
 // Residuals r = F_model - F [N] of one stroke (unweighted).
@@ -126,11 +125,11 @@ struct stroke_diagnostics {
 
 // One Levenberg–Marquardt run.
 struct start_record {
-  std::vector<double> start;   ///< free parameters and offsets [SI]
+  std::vector<double> start;  ///< free parameters and offsets [SI]
   std::vector<double> end;
-  double cost = 0.0;           ///< sum r~^2 [N^2] (infinite when the model failed)
-  int evaluations = 0;         ///< model sweeps
-  std::string status;          ///< why LM stopped
+  double cost = 0.0;    ///< sum r~^2 [N^2] (infinite when the model failed)
+  int evaluations = 0;  ///< model sweeps
+  std::string status;   ///< why LM stopped
 };
 
 struct fit_result {
@@ -139,11 +138,11 @@ struct fit_result {
   Eigen::MatrixXd clustered_covariance;        ///< insertion-clustered; empty below 3 insertions
   Eigen::MatrixXd correlation;
   double confidence = 0.95;
-  double cost = 0.0;               ///< sum r~^2 at the optimum [N^2]
-  double rms = 0.0;                ///< sqrt(mean r^2) over all points, unweighted [N]
-  double sigma = 0.0;              ///< s = sqrt(cost / (N - P)) [N]
-  std::size_t points = 0;          ///< N (points with weight > 0)
-  std::size_t dof = 0;             ///< N - P
+  double cost = 0.0;       ///< sum r~^2 at the optimum [N^2]
+  double rms = 0.0;        ///< sqrt(mean r^2) over all points, unweighted [N]
+  double sigma = 0.0;      ///< s = sqrt(cost / (N - P)) [N]
+  std::size_t points = 0;  ///< N (points with weight > 0)
+  std::size_t dof = 0;     ///< N - P
   std::vector<stroke_diagnostics> strokes;
   std::vector<std::vector<double>> fitted;  ///< F_model [N] at each point of each stroke
   std::vector<std::string> insertions;      ///< labels, the order of the offsets
@@ -161,7 +160,8 @@ struct fit_result {
 // Fits `model` to `data`. Throws parameter_error for invalid options or a free parameter the
 // model does not have, data_error for a stroke that cannot reach contact within the bounds,
 // fit_error when the fit fails (see above).
-fit_result fit(const insertion_model& model, const insertion_data& data, const fit_options& options);
+fit_result fit(const insertion_model& model, const insertion_data& data,
+               const fit_options& options);
 
 // The free parameters of a fit as [parameters.<name>] tables of a `contactuq run` study:
 // role = "aleatoric", distribution = "normal", mean = the fitted value, sd = the largest of its
@@ -169,6 +169,7 @@ fit_result fit(const insertion_model& model, const insertion_data& data, const f
 // Jacobian correlations
 // as [[sampling.correlation]] tables of Spearman's rho = 6/pi asin(r/2) (a normal pair's).
 // `source` names the data and study in the snippet's opening comment.
-std::string export_toml(const fit_result& result, const study::output_units& units, const std::string& source);
+std::string export_toml(const fit_result& result, const study::output_units& units,
+                        const std::string& source);
 
 }  // namespace contactuq::calibrate

@@ -46,17 +46,18 @@ struct synthetic_study {
   contact::receptacle_pin_params params;
   std::vector<contact::arm_group> groups;
   synthetic_options options;
-  bool disclose = true;                ///< write the generating values into the file
-  study::output_units units;           ///< units of the CSV ("m", "N" by default)
-  std::filesystem::path output;        ///< [output] file, resolved; empty when not given
-  int digits = 0;                      ///< [output] digits: significant digits written, 0: all
+  bool disclose = true;          ///< write the generating values into the file
+  study::output_units units;     ///< units of the CSV ("m", "N" by default)
+  std::filesystem::path output;  ///< [output] file, resolved; empty when not given
+  int digits = 0;                ///< [output] digits: significant digits written, 0: all
 };
 
 synthetic_study read_synthetic_study(const io::study_document& doc);
 
 // The '#' lines of a synthetic data file: that it is synthetic, the command that made it and,
 // when disclosed, the generating values and what each insertion drew.
-std::vector<std::string> describe_synthetic(const synthetic_study& study, const synthetic_dataset& data,
+std::vector<std::string> describe_synthetic(const synthetic_study& study,
+                                            const synthetic_dataset& data,
                                             const std::string& spec_path);
 
 }  // namespace contactuq::calibrate

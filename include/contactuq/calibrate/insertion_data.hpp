@@ -36,7 +36,8 @@ class data_error : public std::runtime_error {
 };
 
 // Direction of motion of the pin relative to the receptacle: forward is +x (insertion), reverse
-// is -x (withdrawal). The model evaluates forward points with +v/v_t and reverse with -v/v_t (1.84).
+// is -x (withdrawal). The model evaluates forward points with +v/v_t and reverse with -v/v_t
+// (1.84).
 enum class stroke_direction { forward, reverse };
 std::string_view to_string(stroke_direction d);
 
@@ -50,13 +51,13 @@ std::string_view to_string(force_convention c);
 
 // One stroke of one insertion, in file order.
 struct measured_stroke {
-  std::string insertion;        ///< the insertion's label
+  std::string insertion;  ///< the insertion's label
   stroke_direction direction = stroke_direction::forward;
-  std::vector<double> x;        ///< displacement [m]
-  std::vector<double> force;    ///< force on the receptacle along +x [N] (model convention)
-  std::vector<double> weight;   ///< per-point weight [-], >= 0
-  std::vector<int> line;        ///< line of each point in its file (1-based)
-  std::string file;             ///< the file it came from
+  std::vector<double> x;       ///< displacement [m]
+  std::vector<double> force;   ///< force on the receptacle along +x [N] (model convention)
+  std::vector<double> weight;  ///< per-point weight [-], >= 0
+  std::vector<int> line;       ///< line of each point in its file (1-based)
+  std::string file;            ///< the file it came from
 };
 
 // Measured strokes of one or more files, with the units the first file used (for reports).

@@ -3,9 +3,9 @@
 // demonstrating the calibration when bench data are not public (Williams' measurements of
 // SAND2015-20731 section 3.2 are not). Insertion i = 1..n, forward then reverse stroke:
 //
-//   F_ij = sum over arms a of Fx_a(x_j + s_i; h_a, mu_a(d)) + sigma z_ij       (1.5), (1.82), (1.84)
-//   s_i ~ N(0, position_sd^2)         pin position scatter: every arm's d0 moves by -s_i (engaging)
-//   h_a = h + (-1)^a e_i, e_i ~ N(0, misalignment_sd^2)
+//   F_ij = sum over arms a of Fx_a(x_j + s_i; h_a, mu_a(d)) + sigma z_ij       (1.5), (1.82),
+//   (1.84) s_i ~ N(0, position_sd^2)         pin position scatter: every arm's d0 moves by -s_i
+//   (engaging) h_a = h + (-1)^a e_i, e_i ~ N(0, misalignment_sd^2)
 //                                     lateral misalignment: of a bifurcated receptacle's two arms
 //                                     one sits e_i higher above the pin axis, the other e_i lower
 //   mu_a(d) = mu (1 + ripple sin(2 pi d / wavelength + phi_i)),  phi_i ~ U(0, 2 pi)
@@ -27,16 +27,16 @@
 namespace contactuq::calibrate {
 
 struct synthetic_options {
-  int insertions = 5;              ///< n, in [1, 1000]
-  double from = 0.0;               ///< stroke start [m], finite
-  double to = 0.0;                 ///< stroke end [m], finite, > from
-  int points = 250;                ///< points per stroke, in [2, 1000000]
-  double v_norm = 10.0;            ///< |v| / v_t [-], > 0 (1.84)
-  double noise_sd = 0.0;           ///< sigma, load-cell noise [N], >= 0
-  double position_sd = 0.0;        ///< sd of the pin position s_i [m], >= 0
-  double misalignment_sd = 0.0;    ///< sd of the lateral misalignment e_i [m], >= 0
-  double ripple = 0.0;             ///< relative friction ripple amplitude [-], in [0, 1)
-  double ripple_wavelength = 1e-4; ///< ripple wavelength along the pin [m], > 0
+  int insertions = 5;               ///< n, in [1, 1000]
+  double from = 0.0;                ///< stroke start [m], finite
+  double to = 0.0;                  ///< stroke end [m], finite, > from
+  int points = 250;                 ///< points per stroke, in [2, 1000000]
+  double v_norm = 10.0;             ///< |v| / v_t [-], > 0 (1.84)
+  double noise_sd = 0.0;            ///< sigma, load-cell noise [N], >= 0
+  double position_sd = 0.0;         ///< sd of the pin position s_i [m], >= 0
+  double misalignment_sd = 0.0;     ///< sd of the lateral misalignment e_i [m], >= 0
+  double ripple = 0.0;              ///< relative friction ripple amplitude [-], in [0, 1)
+  double ripple_wavelength = 1e-4;  ///< ripple wavelength along the pin [m], > 0
   std::uint64_t seed = 1;
 
   void validate() const;  // throws parameter_error naming the field
@@ -58,6 +58,7 @@ struct synthetic_dataset {
 // Throws parameter_error for invalid options or parameters, model_error where the model has no
 // solution along the stroke.
 synthetic_dataset make_synthetic(const contact::receptacle_pin_params& params,
-                                 const std::vector<contact::arm_group>& groups, const synthetic_options& options);
+                                 const std::vector<contact::arm_group>& groups,
+                                 const synthetic_options& options);
 
 }  // namespace contactuq::calibrate
