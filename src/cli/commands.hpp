@@ -16,5 +16,7 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_summarize_command(CLI::App& app, int& exit_code);
 void add_plot_command(CLI::App& app, int& exit_code);
 void add_pinslot_command(CLI::App& app, int& exit_code);
+void add_fit_command(CLI::App& app, int& exit_code);
+void add_synthesize_command(CLI::App& app, int& exit_code);
 
 }  // namespace contactuq::cli

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   contactuq::cli::add_summarize_command(app, exit_code);
   contactuq::cli::add_plot_command(app, exit_code);
   contactuq::cli::add_pinslot_command(app, exit_code);
+  contactuq::cli::add_fit_command(app, exit_code);
+  contactuq::cli::add_synthesize_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
