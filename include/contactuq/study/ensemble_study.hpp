@@ -7,8 +7,11 @@
 //       role = "aleatoric", distribution = "<kind>", <the kind's parameters with units>
 //                           (uq::make_distribution names; a discrete one takes
 //                           values = [...] and optionally weights = [...])
-//     inputs not listed keep the model's nominal value (role fixed). Roles "design" and
-//     "epistemic" are for the design and epistemic studies and rejected here.
+//     inputs not listed keep the model's nominal value (role fixed). Role "epistemic" is for
+//     the epistemic studies and rejected here; role "design" only when reading an
+//     optimisation study (study_reading::design_inputs):
+//       role = "design",    low = "<quantity>", high = "<quantity>", value = "<start>"
+//                           (default (low + high) / 2), low < high, low <= value <= high
 //   [sampling]              design = "monte_carlo" | "latin_hypercube" (default) |
 //                           "maximin_latin_hypercube"; samples = N; seed; stratum =
 //                           "random" | "centred"; failures = "record" (default) | "abort" |
@@ -45,9 +48,11 @@ std::string_view to_string(failure_policy p);
 struct input_spec {
   std::string name;                               ///< the model's input name
   std::string unit;                               ///< SI unit of its values
-  io::input_role role = io::input_role::fixed;    ///< fixed or aleatoric
-  double value = 0.0;                             ///< fixed value [SI] (fixed only)
+  io::input_role role = io::input_role::fixed;    ///< fixed, aleatoric or design
+  double value = 0.0;                             ///< fixed value, or a design's start [SI]
   std::optional<uq::distribution> distribution;  ///< aleatoric only, in SI
+  double low = 0.0;                               ///< design only: lower bound [SI], < high
+  double high = 0.0;                              ///< design only: upper bound [SI]
 };
 
 struct sampling_options {
@@ -67,11 +72,20 @@ struct ensemble_study {
 
   // Indices into `inputs` of the aleatoric inputs: the columns of the design.
   std::vector<std::size_t> aleatoric() const;
+  // Indices into `inputs` of the design variables (role "design"), in the model's order.
+  std::vector<std::size_t> design_variables() const;
+};
+
+// What a reader accepts beyond an ensemble study.
+struct study_reading {
+  // Role "design" in [parameters.<x>] and an [optimization] table at the root (read by
+  // study::read_optimization_study), for `contactuq optimize`.
+  bool design_inputs = false;
 };
 
 // Reads and validates an ensemble study (models must be registered first); every error names
 // the file, line and key.
-ensemble_study read_ensemble_study(const io::study_document& doc);
+ensemble_study read_ensemble_study(const io::study_document& doc, const study_reading& reading = {});
 
 // Model inputs of every sample, N x inputs.size(): the columns of the aleatoric inputs are the
 // N x d design of uniforms (uq::unit_design), rank correlation imposed (uq::
