@@ -1,9 +1,11 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
 JOBS ?= $(shell nproc)
-STUDY ?= studies/williams_bifurcated.toml
+STUDY ?= studies/quickstart.toml
+CURVE_STUDY ?= studies/williams_bifurcated.toml
 BIN := build/release/contactuq
+OUT := out/$(notdir $(STUDY:.toml=))
 
-.PHONY: deps build build-asan run test test-release test-asan bench clean
+.PHONY: deps build build-asan run curve test test-release test-asan bench clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -16,9 +18,17 @@ build-asan: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 
+# The default study: sample it, print the statistics, draw the figures.
 run: build
 	@mkdir -p out
-	$(BIN) curve $(STUDY) -o out/$(notdir $(STUDY:.toml=.csv))
+	$(BIN) run $(STUDY) -o $(OUT).h5
+	$(BIN) summarize $(OUT).h5
+	$(BIN) plot $(OUT).h5 -o $(OUT)_plots
+
+# One deterministic insertion curve with its critical points.
+curve: build
+	@mkdir -p out
+	$(BIN) curve $(CURVE_STUDY) -o out/$(notdir $(CURVE_STUDY:.toml=.csv))
 
 test-release: build
 	ctest --preset release -j $(JOBS)

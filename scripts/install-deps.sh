@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libboost-dev libboost-math-dev libboost-random-dev
-  libtbb-dev libhdf5-dev libnlopt-cxx-dev libsundials-dev
+  libtbb-dev libhdf5-dev zlib1g-dev libnlopt-cxx-dev libsundials-dev
   catch2 libtomlplusplus-dev libcli11-dev libfmt-dev libbenchmark-dev libpagmo-dev
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
   python3-openturns

@@ -6,10 +6,15 @@
 
 namespace contactuq::cli {
 
+// The git commit the tool was built from ("-dirty" appended for local changes), "" if unknown.
+const char* git_commit();
+
 void add_curve_command(CLI::App& app, int& exit_code);
 void add_units_command(CLI::App& app, int& exit_code);
 void add_impact_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_optimize_command(CLI::App& app, int& exit_code);
+void add_summarize_command(CLI::App& app, int& exit_code);
+void add_plot_command(CLI::App& app, int& exit_code);
 
 }  // namespace contactuq::cli

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   contactuq::cli::add_units_command(app, exit_code);
   contactuq::cli::add_run_command(app, exit_code);
   contactuq::cli::add_optimize_command(app, exit_code);
+  contactuq::cli::add_summarize_command(app, exit_code);
+  contactuq::cli::add_plot_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -29,6 +29,7 @@ extern "C" void on_interrupt(int) { interrupted = true; }
 class recording_sink : public study::sample_sink {
  public:
   recording_sink(io::ensemble_writer& writer, std::size_t outputs) : writer_(writer), outputs_(outputs) {}
+  void prepare(io::ensemble_block& b) const override { writer_.precompress(b); }
   void append(const io::ensemble_block& b) override {
     writer_.append(b);
     keep(b.outputs, b.status, b.messages);
@@ -136,6 +137,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     io::ensemble_schema schema = study::ensemble_schema_for(s, doc);
     schema.metadata.start_time = io::iso8601_now();
     schema.metadata.host = io::host_name();
+    schema.metadata.git_commit = git_commit();
     schema.metadata.threads = threads;
 
     // What a resumed file already holds, for the summary.

@@ -269,6 +269,10 @@ ensemble_schema read_schema(const hdf5::file& f) {
 }
 
 // The datasets that grow by one row per sample; status last, written last.
+std::span<const double> matrix_values(const sample_matrix& m) {
+  return {m.data(), static_cast<std::size_t>(m.size())};
+}
+
 struct row_datasets {
   hdf5::dataset inputs;
   hdf5::dataset outputs;
@@ -411,6 +415,8 @@ struct ensemble_writer::impl {
   std::optional<row_datasets> rows;
   std::size_t completed = 0;
   std::size_t chunk_rows = 0;
+  // Filters of inputs, outputs, each curve and status (precompress); immutable once open.
+  std::vector<hdf5::chunk_filters> filters;
   bool finished = false;
 
   void require_open() const {
@@ -576,6 +582,10 @@ ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensembl
   }
   rows.for_each([](hdf5::dataset& d) { d.flush(); });
   f.flush();
+  state->filters.push_back(rows.inputs.filters());
+  state->filters.push_back(rows.outputs.filters());
+  for (const auto& c : rows.curves) state->filters.push_back(c.filters());
+  state->filters.push_back(rows.status.filters());
   state->rows = std::move(rows);
   return ensemble_writer(std::move(state));
 }
@@ -616,6 +626,34 @@ ensemble_writer ensemble_writer::resume(const std::filesystem::path& path,
   return open(std::move(state), schema, true);
 }
 
+bool ensemble_writer::is_whole_chunk(const ensemble_block& block) const {
+  const std::size_t c = impl_->chunk_rows;
+  return c > 0 && block.first % c == 0 && block.size() == c && block.first + c <= impl_->schema.metadata.samples;
+}
+
+void ensemble_writer::precompress(ensemble_block& block) const {
+  const auto& filters = impl_->filters;
+  if (!is_whole_chunk(block) || filters.empty()) return;
+  for (const auto& f : filters)
+    if (!f.supported || f.deflate_level == 0) return;  // nothing costly to move off the writer
+  const auto& s = impl_->schema;
+  if (static_cast<std::size_t>(block.inputs.cols()) != s.inputs.size() ||
+      static_cast<std::size_t>(block.outputs.cols()) != s.outputs.size() || block.curves.size() != s.curves.size())
+    return;  // append reports the wrong shape
+  std::vector<std::vector<std::byte>> chunks;
+  std::size_t k = 0;
+  const auto add = [&](std::span<const std::byte> raw) {
+    if (raw.size() != filters[k].chunk_bytes()) return false;
+    chunks.push_back(hdf5::filter_chunk(filters[k++], raw));
+    return true;
+  };
+  if (!add(std::as_bytes(matrix_values(block.inputs))) || !add(std::as_bytes(matrix_values(block.outputs)))) return;
+  for (const auto& c : block.curves)
+    if (!add(std::as_bytes(matrix_values(c)))) return;
+  if (!add(std::as_bytes(std::span<const std::int32_t>(block.status)))) return;
+  block.filtered_chunks = std::move(chunks);
+}
+
 void ensemble_writer::append(const ensemble_block& block) {
   impl_->require_open();
   const auto& s = impl_->schema;
@@ -647,29 +685,29 @@ void ensemble_writer::append(const ensemble_block& block) {
                       block.curves[k].rows(), block.curves[k].cols(), n, s.curves[k].points));
   if (block.messages.size() != n) bad(fmt::format("{} messages", block.messages.size()));
 
-  const auto values = [](const sample_matrix& m) {
-    return std::span<const double>(m.data(), static_cast<std::size_t>(m.size()));
-  };
   const std::size_t end = block.first + n;
   auto& rows = *impl_->rows;
+  const bool filtered = block.filtered_chunks.size() == impl_->filters.size() && is_whole_chunk(block);
+  std::size_t next_chunk = 0;
+  const auto write = [&](hdf5::dataset& d, const auto& values) {
+    d.resize_rows(end);
+    if (filtered)
+      d.write_filtered_chunk(block.first, block.filtered_chunks[next_chunk++]);
+    else
+      d.write_rows(block.first, values);
+  };
   // Every row but the status first, flushed; then the status, which marks the samples
   // complete (row_datasets::complete_rows), then the whole file.
-  rows.inputs.resize_rows(end);
-  rows.inputs.write_rows(block.first, values(block.inputs));
-  rows.outputs.resize_rows(end);
-  rows.outputs.write_rows(block.first, values(block.outputs));
-  for (std::size_t k = 0; k < rows.curves.size(); ++k) {
-    rows.curves[k].resize_rows(end);
-    rows.curves[k].write_rows(block.first, values(block.curves[k]));
-  }
+  write(rows.inputs, matrix_values(block.inputs));
+  write(rows.outputs, matrix_values(block.outputs));
+  for (std::size_t k = 0; k < rows.curves.size(); ++k) write(rows.curves[k], matrix_values(block.curves[k]));
   rows.messages.resize_rows(end);
   rows.messages.write_rows(block.first, block.messages);
   rows.inputs.flush();
   rows.outputs.flush();
   for (auto& c : rows.curves) c.flush();
   rows.messages.flush();
-  rows.status.resize_rows(end);
-  rows.status.write_rows(block.first, std::span<const std::int32_t>(block.status));
+  write(rows.status, std::span<const std::int32_t>(block.status));
   rows.status.flush();
   impl_->file->flush();
   impl_->completed = end;
@@ -739,7 +777,13 @@ std::size_t index_of(const std::vector<std::string>& names, std::string_view nam
 
 }  // namespace
 
-ensemble read_ensemble(const std::filesystem::path& path) {
+std::string file_format(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) throw std::runtime_error(fmt::format("{}: no such file", path.string()));
+  const hdf5::file f = open_for_reading(path);
+  return f.has_attribute("format") ? f.string_attribute("format") : std::string();
+}
+
+ensemble read_ensemble(const std::filesystem::path& path, const read_options& options) {
   const hdf5::file f = open_for_reading(path);
   ensemble e;
   e.schema = read_schema(f);
@@ -747,7 +791,8 @@ ensemble read_ensemble(const std::filesystem::path& path) {
   e.rows = rows.complete_rows();
   e.inputs = read_matrix(rows.inputs, e.rows);
   e.outputs = read_matrix(rows.outputs, e.rows);
-  for (const auto& c : rows.curves) e.curves.push_back(read_matrix(c, e.rows));
+  if (options.curves)
+    for (const auto& c : rows.curves) e.curves.push_back(read_matrix(c, e.rows));
   e.status = rows.status.read_int32s(0, e.rows);
   e.messages = rows.messages.read_texts(0, e.rows);
   e.resume_log = f.open_group("metadata").open_dataset("resume_log").read_texts();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <hdf5.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -537,6 +538,70 @@ std::string dataset::read_text() const {
 void dataset::flush() {
   quiet();
   if (H5Dflush(id()) < 0) fail(path_, "cannot flush");
+}
+
+chunk_filters dataset::filters() const {
+  quiet();
+  chunk_filters f;
+  const auto chunk = chunk_shape();
+  if (chunk.empty()) return f;  // contiguous: nothing to filter
+  f.element_size = element_bytes(id());
+  f.chunk_rows = chunk.front();
+  f.row_elements = chunk.size() > 1 ? chunk[1] : 1;
+  handle create(H5Dget_create_plist(id()));
+  const int n = H5Pget_nfilters(create.get());
+  f.supported = n >= 0;
+  for (int i = 0; i < n; ++i) {
+    unsigned flags = 0, config = 0;
+    unsigned values[8] = {};
+    std::size_t count = 8;
+    char name[64];
+    const H5Z_filter_t filter = H5Pget_filter2(create.get(), static_cast<unsigned>(i), &flags, &count, values,
+                                            sizeof name, name, &config);
+    // The order must be shuffle, then deflate, as create_appendable sets them.
+    if (filter == H5Z_FILTER_SHUFFLE && i == 0)
+      f.shuffle = true;
+    else if (filter == H5Z_FILTER_DEFLATE && count >= 1)
+      f.deflate_level = static_cast<int>(values[0]);
+    else
+      f.supported = false;
+  }
+  return f;
+}
+
+std::vector<std::byte> filter_chunk(const chunk_filters& filters, std::span<const std::byte> raw) {
+  if (raw.size() != filters.chunk_bytes())
+    throw std::invalid_argument(fmt::format("filter_chunk: {} bytes given, a chunk has {}", raw.size(),
+                                            filters.chunk_bytes()));
+  std::vector<std::byte> shuffled;
+  std::span<const std::byte> input = raw;
+  if (filters.shuffle && filters.element_size > 1) {
+    // Byte k of element i goes to k * n + i (H5Z shuffle).
+    const std::size_t size = filters.element_size, n = raw.size() / size;
+    shuffled.resize(raw.size());
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < size; ++k) shuffled[k * n + i] = raw[i * size + k];
+    input = shuffled;
+  }
+  if (filters.deflate_level == 0) return {input.begin(), input.end()};
+  uLongf bytes = compressBound(static_cast<uLong>(input.size()));
+  std::vector<std::byte> out(bytes);
+  if (compress2(reinterpret_cast<Bytef*>(out.data()), &bytes, reinterpret_cast<const Bytef*>(input.data()),
+                static_cast<uLong>(input.size()), filters.deflate_level) != Z_OK)
+    throw std::runtime_error("filter_chunk: zlib compression failed");
+  out.resize(bytes);
+  return out;
+}
+
+void dataset::write_filtered_chunk(std::size_t first_row, std::span<const std::byte> filtered) {
+  quiet();
+  const auto chunk = chunk_shape();
+  if (chunk.empty() || first_row % chunk.front() != 0 || first_row + chunk.front() > rows())
+    fail(path_, fmt::format("rows from {} are no whole chunk of this dataset", first_row));
+  std::vector<hsize_t> offset(chunk.size(), 0);
+  offset.front() = first_row;
+  if (H5Dwrite_chunk(id(), H5P_DEFAULT, 0, offset.data(), filtered.size(), filtered.data()) < 0)
+    fail(path_, fmt::format("cannot write the chunk at row {}", first_row));
 }
 
 // ---- group ----

@@ -157,6 +157,7 @@ run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& i
                                     for (std::size_t r = range.begin(); r < range.end(); ++r)
                                       results[r] = evaluate_sample(local, *b, static_cast<Eigen::Index>(r), attempts);
                                   });
+                sink.prepare(*b);
                 evaluated out;
                 out.block = std::move(b);
                 for (std::size_t r = 0; r < results.size(); ++r) {

@@ -121,6 +121,18 @@ void write_samples(ensemble_writer& writer, std::size_t end, std::size_t block_s
   }
 }
 
+// Blocks of whole chunks compressed as worker threads do (precompress), then appended.
+void write_precompressed(ensemble_writer& writer, std::size_t end) {
+  while (writer.completed() < end) {
+    const std::size_t first = writer.completed();
+    auto block = test_block(writer.schema(), first, std::min(writer.chunk_rows(), end - first));
+    writer.precompress(block);
+    const bool whole = block.size() == writer.chunk_rows();
+    CHECK(block.filtered_chunks.size() == (whole ? 2 + writer.schema().curves.size() + 1 : 0));
+    writer.append(block);
+  }
+}
+
 // The version in the project() line of the top-level CMakeLists.txt.
 std::string project_version() {
   std::ifstream in(std::string(CONTACTUQ_SOURCE_DIR) + "/CMakeLists.txt");
@@ -648,13 +660,42 @@ TEST_CASE("a finish interrupted before its rename leaves a file that resumes and
   CHECK(superblock_version(path) <= 2);
 }
 
+TEST_CASE("chunks compressed off the writer read back as the same values", "[io]") {
+  scratch_dir dir;
+  for (const int level : {1, 6}) {
+    const auto direct = dir / "direct.h5", plain = dir / "plain.h5";
+    {
+      auto writer = ensemble_writer::create(direct, test_schema(), {.chunk_rows = 16, .deflate_level = level});
+      write_precompressed(writer, 60);  // 3 whole chunks written directly, the last 12 rows not
+      writer.finish("2024-05-01T12:05:00Z");
+      auto other = ensemble_writer::create(plain, test_schema(), {.chunk_rows = 16, .deflate_level = level});
+      write_samples(other, 60, 16);
+      other.finish("2024-05-01T12:05:00Z");
+    }
+    const auto e = read_ensemble(direct);
+    check_values(e, 60);
+    // The stored chunks are the ones HDF5's own shuffle and deflate filters make.
+    CHECK(std::filesystem::file_size(direct) == std::filesystem::file_size(plain));
+  }
+  // A block that is not one whole chunk is left to the writer.
+  auto writer = ensemble_writer::create(dir / "partial.h5", test_schema(), {.chunk_rows = 16});
+  auto block = test_block(writer.schema(), 0, 7);
+  writer.precompress(block);
+  CHECK(block.filtered_chunks.empty());
+  // Uncompressed datasets have nothing to move off the writer.
+  auto raw = ensemble_writer::create(dir / "raw.h5", test_schema(), {.chunk_rows = 16, .deflate_level = 0});
+  auto whole = test_block(raw.schema(), 0, 16);
+  raw.precompress(whole);
+  CHECK(whole.filtered_chunks.empty());
+}
+
 TEST_CASE("python3-h5py reads the ensemble without contactuq", "[io][python]") {
   scratch_dir dir;
   const auto finished = dir / "finished.h5";
   const auto interrupted = dir / "interrupted.h5";
   {
     auto writer = ensemble_writer::create(finished, test_schema(), {.chunk_rows = 16});
-    write_samples(writer, 60);
+    write_precompressed(writer, 60);
     writer.finish("2024-05-01T12:05:00Z");
   }
   REQUIRE(killed(in_child([&] {

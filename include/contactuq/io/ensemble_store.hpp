@@ -130,6 +130,9 @@ struct ensemble_block {
   std::vector<sample_matrix> curves;  ///< per curve, size x points
   std::vector<std::int32_t> status;   ///< size codes, see sample_status
   std::vector<std::string> messages;  ///< size texts, "" when there is nothing to say
+  // Optional: the block's chunks of inputs, outputs, each curve and status, compressed by
+  // ensemble_writer::precompress (in that order); append then writes them as they are.
+  std::vector<std::vector<std::byte>> filtered_chunks;
 
   std::size_t size() const noexcept { return status.size(); }
 };
@@ -167,6 +170,11 @@ class ensemble_writer {
   // Writes `block`, whose first sample must be completed(), and flushes it to disk; throws
   // std::invalid_argument if the block's shape or position is wrong.
   void append(const ensemble_block& block);
+  // Compresses the block's chunks into block.filtered_chunks when the block is exactly one
+  // whole chunk (first a multiple of chunk_rows(), size chunk_rows()), so that the costly
+  // compression runs on the caller's thread and append only writes; otherwise does nothing.
+  // Thread safe: may run on several blocks at once, also while append runs.
+  void precompress(ensemble_block& block) const;
   // Records the end time and closes the file; a complete file (completed() == samples()) is
   // also converted to the HDF5 1.8 format for older readers. Works on a copy renamed over the
   // file at the end (an interrupted finish leaves the file as it was). The writer is then
@@ -175,6 +183,7 @@ class ensemble_writer {
 
  private:
   struct impl;
+  bool is_whole_chunk(const ensemble_block& block) const;
   explicit ensemble_writer(std::unique_ptr<impl> state);
   static ensemble_writer open(std::unique_ptr<impl> state, const ensemble_schema& schema,
                               bool resuming);
@@ -187,7 +196,7 @@ struct ensemble {
   std::size_t rows = 0;               ///< complete samples, <= schema.metadata.samples
   sample_matrix inputs;               ///< rows x inputs
   sample_matrix outputs;              ///< rows x outputs
-  std::vector<sample_matrix> curves;  ///< per curve, rows x points
+  std::vector<sample_matrix> curves;  ///< per curve, rows x points; empty if not read
   std::vector<std::int32_t> status;
   std::vector<std::string> messages;
   std::vector<std::string> resume_log;  ///< one line per resume
@@ -198,9 +207,16 @@ struct ensemble {
   std::size_t curve_index(std::string_view name) const;
 };
 
+// The root attribute `format` of a contactuq HDF5 file ("contactuq-ensemble", ...), "" when the
+// file has none. Throws hdf5::error when it is no HDF5 file.
+std::string file_format(const std::filesystem::path& path);
+
+struct read_options {
+  bool curves = true;  ///< false: leave the curve datasets (often most of the file) unread
+};
 // Reads an ensemble file; also one whose writer is still running or was killed (then only the
 // complete samples). Throws hdf5::error or ensemble_error.
-ensemble read_ensemble(const std::filesystem::path& path);
+ensemble read_ensemble(const std::filesystem::path& path, const read_options& options = {});
 
 // Current UTC time in ISO 8601, e.g. "2024-05-01T12:00:00Z", for start_time and end_time.
 std::string iso8601_now();

@@ -150,6 +150,25 @@ struct appendable_options {
   std::int32_t integer_fill = 0;                           ///< int32 rows not yet written
 };
 
+// The filter pipeline of a chunked dataset as contactuq creates them (byte shuffle, then
+// deflate), captured once so that chunks can be compressed on other threads without calling
+// HDF5, which is not thread safe. See dataset::write_filtered_chunk.
+struct chunk_filters {
+  std::size_t element_size = 0;  ///< bytes per element
+  std::size_t chunk_rows = 0;    ///< rows per chunk
+  std::size_t row_elements = 0;  ///< elements per row (columns, 1 for a 1-D dataset)
+  bool shuffle = false;          ///< H5Z shuffle: byte k of every element stored together
+  int deflate_level = 0;         ///< zlib level 1..9; 0 when the dataset is not compressed
+  bool supported = false;        ///< the pipeline holds no filter other than these two
+
+  std::size_t chunk_bytes() const noexcept { return chunk_rows * row_elements * element_size; }
+};
+
+// What the dataset's filters make of one whole chunk of raw (native little-endian) bytes:
+// shuffled as H5Z_FILTER_SHUFFLE does, then zlib-compressed as H5Z_FILTER_DEFLATE does, so
+// that any HDF5 reader decodes it. Thread safe. raw.size() must be filters.chunk_bytes().
+std::vector<std::byte> filter_chunk(const chunk_filters& filters, std::span<const std::byte> raw);
+
 class dataset : public node {
  public:
   std::vector<std::size_t> shape() const;
@@ -183,6 +202,13 @@ class dataset : public node {
 
   // Writes this dataset's cached chunks and metadata to the file (H5Dflush).
   void flush();
+
+  // The dataset's filters, for filter_chunk.
+  chunk_filters filters() const;
+  // Writes one whole chunk whose rows start at first_row (a multiple of the chunk rows), given
+  // as filter_chunk made it, bypassing the filter pipeline (H5Dwrite_chunk); the rows must
+  // exist. Lets worker threads do the compression, the costly part of writing.
+  void write_filtered_chunk(std::size_t first_row, std::span<const std::byte> filtered);
 
  private:
   friend class group;

@@ -22,6 +22,9 @@ namespace contactuq::study {
 class sample_sink {
  public:
   virtual ~sample_sink() = default;
+  // Called on a worker thread for each evaluated block, several at once, before append: the
+  // place for costly, thread-safe work such as compression.
+  virtual void prepare(io::ensemble_block& /*block*/) const {}
   virtual void append(const io::ensemble_block& block) = 0;
 };
 
@@ -40,6 +43,7 @@ class memory_sink : public sample_sink {
 class writer_sink : public sample_sink {
  public:
   explicit writer_sink(io::ensemble_writer& writer) : writer_(writer) {}
+  void prepare(io::ensemble_block& block) const override { writer_.precompress(block); }
   void append(const io::ensemble_block& block) override { writer_.append(block); }
 
  private:

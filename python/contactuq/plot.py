@@ -1,0 +1,52 @@
+"""Figures of contactuq HDF5 files: `python3 -m contactuq.plot FILE.h5 --outdir DIR`.
+
+`contactuq plot` runs this module. The file's root attribute `format` ("contactuq-ensemble",
+"contactuq-fit", ...) picks the module `contactuq.plots.<kind>` that draws it; each such module
+has `plot(path, outdir, fmt, args)` returning the list of files it wrote.
+"""
+
+import argparse
+import importlib
+import os
+import sys
+
+from . import _open, _text
+
+
+def file_kind(path):
+    """The plots module name of a contactuq file: its format without "contactuq-", '-' -> '_'."""
+    with _open(path) as f:
+        fmt = _text(f.attrs.get("format", ""))
+    if not fmt.startswith("contactuq-"):
+        raise ValueError(f"{path}: not a file written by contactuq (format attribute {fmt!r})")
+    return fmt[len("contactuq-"):].replace("-", "_")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="contactuq plot", description=__doc__.splitlines()[0])
+    parser.add_argument("file", help="HDF5 file written by contactuq")
+    parser.add_argument("--outdir", required=True, help="folder for the figures")
+    parser.add_argument("--format", default="png", choices=("png", "svg", "pdf"))
+    parser.add_argument("--output", dest="outputs", action="append", default=[],
+                        help="scalar output to plot (repeatable; default all)")
+    parser.add_argument("--curve", dest="curves", action="append", default=[],
+                        help="curve output to plot (repeatable; default all)")
+    args = parser.parse_args(argv)
+    try:
+        kind = file_kind(args.file)
+        try:
+            module = importlib.import_module(f"contactuq.plots.{kind}")
+        except ModuleNotFoundError:
+            raise ValueError(f"{args.file}: no plots for files of kind {kind!r}") from None
+        os.makedirs(args.outdir, exist_ok=True)
+        written = module.plot(args.file, args.outdir, args.format, args)
+    except (KeyError, ValueError, OSError) as e:
+        print(f"contactuq plot: error: {e}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per kind of contactuq file; see contactuq.plot."""

@@ -1,0 +1,95 @@
+// `contactuq plot FILE.h5`: report figures of any contactuq HDF5 file, drawn by the Python
+// package under python/ (matplotlib), which picks the plots by the file's `format` attribute.
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+
+namespace contactuq::cli {
+namespace {
+
+// The interpreter: $CONTACTUQ_PYTHON, else Debian's /usr/bin/python3 (which sees the
+// python3-matplotlib and python3-h5py packages), else python3 on the PATH.
+std::string python_interpreter() {
+  if (const char* env = std::getenv("CONTACTUQ_PYTHON"); env && *env) return env;
+  if (std::filesystem::exists("/usr/bin/python3")) return "/usr/bin/python3";
+  return "python3";
+}
+
+// Where the contactuq Python package lives: $CONTACTUQ_PYTHON_DIR, else the source tree.
+std::string python_dir() {
+  if (const char* env = std::getenv("CONTACTUQ_PYTHON_DIR"); env && *env) return env;
+  return CONTACTUQ_PYTHON_DIR;
+}
+
+// Runs the program with these arguments (no shell) and returns its exit status.
+int run_program(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("plot: cannot start a process (fork failed)");
+  if (pid == 0) {
+    execvp(argv[0], argv.data());
+    fmt::print(stderr, "contactuq plot: cannot run {}: {}\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw std::runtime_error("plot: lost the plotting process");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+void add_plot_command(CLI::App& app, int& exit_code) {
+  CLI::App* sub = app.add_subcommand(
+      "plot", "Draw report figures (PNG or SVG) of an HDF5 file written by contactuq: histograms and empirical "
+              "CDFs of scalar outputs, curve outputs as median with a 5-95 % band, ...");
+  struct options {
+    std::string file;
+    std::string outdir;
+    std::string format = "png";
+    std::vector<std::string> outputs;
+    std::vector<std::string> curves;
+  };
+  auto o = std::make_shared<options>();
+  sub->add_option("file", o->file, "HDF5 file written by contactuq (run, ...)")->required()->check(CLI::ExistingFile);
+  sub->add_option("-o,--outdir", o->outdir, "Folder for the figures (default: FILE without .h5, plus _plots)");
+  sub->add_option("--format", o->format, "Image format")->check(CLI::IsMember({"png", "svg", "pdf"}))->capture_default_str();
+  sub->add_option("--output", o->outputs, "Scalar output(s) to plot (default: all)");
+  sub->add_option("--curve", o->curves, "Curve output(s) to plot (default: all)");
+  sub->callback([o, &exit_code] {
+    std::filesystem::path outdir = o->outdir;
+    if (outdir.empty()) {
+      outdir = std::filesystem::path(o->file);
+      outdir.replace_filename(outdir.stem().string() + "_plots");
+    }
+    const std::string dir = python_dir();
+    const std::string old = std::getenv("PYTHONPATH") ? std::getenv("PYTHONPATH") : "";
+    setenv("PYTHONPATH", (old.empty() ? dir : fmt::format("{}:{}", dir, old)).c_str(), 1);
+    setenv("MPLBACKEND", "Agg", 0);
+    std::vector<std::string> args = {python_interpreter(), "-m",      "contactuq.plot", o->file, "--outdir",
+                                     outdir.string(),      "--format", o->format};
+    for (const auto& name : o->outputs) {
+      args.push_back("--output");
+      args.push_back(name);
+    }
+    for (const auto& name : o->curves) {
+      args.push_back("--curve");
+      args.push_back(name);
+    }
+    exit_code = run_program(args);
+  });
+}
+
+}  // namespace contactuq::cli

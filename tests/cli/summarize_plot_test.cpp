@@ -1,0 +1,120 @@
+// `contactuq summarize` and `contactuq plot` on an ensemble with failed samples.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "contactuq/io/ensemble_store.hpp"
+#include "run_cli.hpp"
+
+#include <unistd.h>
+
+using namespace contactuq;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The quickstart study, smaller, with friction near 3 so that some samples lock and fail.
+struct failing_ensemble {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("contactuq-summarize-" + std::to_string(::getpid()));
+  std::string file = (dir / "e.h5").string();
+
+  failing_ensemble() {
+    std::filesystem::create_directories(dir);
+    std::string text = read_text(std::string(CONTACTUQ_SOURCE_DIR) + "/studies/quickstart.toml");
+    const auto replace = [&](const std::string& from, const std::string& to) {
+      const auto at = text.find(from);
+      REQUIRE(at != std::string::npos);
+      text.replace(at, from.size(), to);
+    };
+    replace("samples = 1000", "samples = 200");
+    replace("points = 200 ", "points = 40 ");
+    replace("low = 0.02\nhigh = 0.21", "low = 2.7\nhigh = 3.1");
+    std::ofstream((dir / "study.toml").string()) << text;
+    const cli_result r = run_cli("run " + (dir / "study.toml").string() + " -o " + file + " -q");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+  }
+  ~failing_ensemble() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("summarize prints every output with intervals and the failures", "[cli][summarize]") {
+  failing_ensemble e;
+  const io::ensemble read = io::read_ensemble(e.file, {.curves = false});
+  const auto failed = std::count(read.status.begin(), read.status.end(), 1);
+  REQUIRE(failed > 0);  // the study is built to have some
+  REQUIRE(failed < 200);
+
+  const cli_result text = run_cli("summarize " + e.file);
+  INFO(text.output);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.output, Contains(fmt::format("{} ok, {} failed, 0 not run", 200 - failed, failed)));
+  CHECK_THAT(text.output, Contains("friction"));  // the most frequent failure message
+  for (const char* name : {"peak_insertion", "peak_withdrawal", "peak_theta", "hysteresis_energy", "x_c"})
+    CHECK_THAT(text.output, Contains(name));
+  CHECK_THAT(text.output, Contains("95% CI low") && Contains("5%") && Contains("50%") && Contains("95%"));
+
+  // The JSON numbers agree with NumPy reading the same file.
+  const std::string json = (e.dir / "summary.json").string();
+  const cli_result j = run_cli("summarize " + e.file + " --json --bootstrap 400 > " + json);
+  REQUIRE(j.exit_code == 0);
+  const std::string source = CONTACTUQ_SOURCE_DIR;
+  const cli_result check = [&] {
+    const std::string command = "/usr/bin/python3 '" + source + "/tests/cli/check_summary.py' '" + e.file + "' '" +
+                                json + "' 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string out;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    const int status = pclose(pipe);
+    return cli_result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  }();
+  INFO(check.output);
+  CHECK(check.exit_code == 0);
+}
+
+TEST_CASE("summarize and plot refuse what they cannot read", "[cli][summarize]") {
+  const std::string missing = "/nonexistent/e.h5";
+  CHECK(run_cli("summarize " + missing).exit_code != 0);
+  const std::string study = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/quickstart.toml";
+  const cli_result r = run_cli("summarize " + study);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("quickstart.toml"));
+  CHECK(run_cli("summarize " + study + " --confidence 2").exit_code != 0);
+}
+
+TEST_CASE("plot writes a histogram and a CDF per output and a band per curve", "[cli][plot]") {
+  failing_ensemble e;
+  const std::string outdir = (e.dir / "plots").string();
+  const cli_result r = run_cli("plot " + e.file + " -o " + outdir + " --output peak_insertion");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  for (const char* name : {"peak_insertion_histogram.png", "peak_insertion_cdf.png", "Fx_total_band.png"}) {
+    const auto path = std::filesystem::path(outdir) / name;
+    INFO(path);
+    REQUIRE(std::filesystem::exists(path));
+    CHECK(std::filesystem::file_size(path) > 10000);
+  }
+  CHECK(!std::filesystem::exists(std::filesystem::path(outdir) / "x_c_cdf.png"));
+
+  const cli_result bad = run_cli("plot " + e.file + " -o " + outdir + " --output no_such_output");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Contains("no output 'no_such_output'") && Contains("peak_insertion"));
+}
