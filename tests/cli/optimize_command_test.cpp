@@ -107,17 +107,6 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
   CHECK(other.exit_code == 2);
   CHECK_THAT(other.output, Contains("different study"));
 
-  // The figures of the file.
-  const std::string outdir = s / "plots";
-  const std::string command = "PYTHONPATH='" + std::string(CONTACTUQ_SOURCE_DIR) +
-                              "/python' /usr/bin/python3 -m contactuq.plot '" + (s / "full.h5") + "' --outdir '" +
-                              outdir + "' 2>&1";
-  REQUIRE(std::system(command.c_str()) == 0);
-  for (const char* name : {"convergence.png", "designs.png", "regret.png"}) {
-    const auto path = std::filesystem::path(outdir) / name;
-    CHECK(std::filesystem::exists(path));
-    CHECK(std::filesystem::file_size(path) > 1000);
-  }
 }
 
 TEST_CASE("optimize reports bad studies with file, line and key, and infeasible problems with exit code 1") {
@@ -138,4 +127,21 @@ TEST_CASE("optimize reports bad studies with file, line and key, and infeasible 
   REQUIRE(f.finished);
   // The least-violating design is the stiffest: the upper bound of K.
   CHECK(f.best_x(0, 0) == Approx(f.schema.high[0]).epsilon(0.02));
+}
+
+TEST_CASE("contactuq plot draws the convergence, the designs and the regret matrix of an optimisation file") {
+  scratch_dir s;
+  const std::string study = small_study(s);
+  REQUIRE(run_cli("optimize " + study + " -o " + (s / "plot.h5") + " -q").exit_code == 0);
+  // The figures of the file.
+  const std::string outdir = s / "plots";
+  const std::string command = "PYTHONPATH='" + std::string(CONTACTUQ_SOURCE_DIR) +
+                              "/python' /usr/bin/python3 -m contactuq.plot '" + (s / "plot.h5") + "' --outdir '" +
+                              outdir + "' 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  for (const char* name : {"convergence.png", "designs.png", "regret.png"}) {
+    const auto path = std::filesystem::path(outdir) / name;
+    CHECK(std::filesystem::exists(path));
+    CHECK(std::filesystem::file_size(path) > 1000);
+  }
 }

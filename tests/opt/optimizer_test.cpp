@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <cmath>
 #include <cstring>
 
@@ -250,4 +252,41 @@ statistic = "mean"
 )");
   opt::history log;
   CHECK_THROWS_WITH(opt::optimize(p, std::vector<double>{5.0, 0.0}, {}, log), Contains("outside"));
+}
+
+namespace {
+// y = (x - 1)^2 + xi; declares no thread safety and counts how many calls overlap.
+struct unsafe_parabola {
+  std::shared_ptr<std::atomic<int>> active = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<std::atomic<int>> most = std::make_shared<std::atomic<int>>(0);
+  std::vector<model::variable> inputs() const {
+    return {{"x", units::dimensionless, 0.0}, {"xi", units::dimensionless, 0.0}};
+  }
+  std::vector<model::variable> outputs() const { return {{"y", units::dimensionless}}; }
+  model::evaluation evaluate(std::span<const double> x) const {
+    const int now = ++*active;
+    int seen = most->load();
+    while (now > seen && !most->compare_exchange_weak(seen, now)) {
+    }
+    volatile double work = 0;
+    for (int i = 0; i < 2000; ++i) work = work + std::sqrt(static_cast<double>(i));
+    --*active;
+    return {{(x[0] - 1) * (x[0] - 1) + x[1]}, {}};
+  }
+};
+}  // namespace
+
+TEST_CASE("a model that is not thread safe is never evaluated by two threads at once") {
+  unsafe_parabola m;
+  io::sample_matrix samples(16, 2);
+  for (Eigen::Index i = 0; i < 16; ++i) samples(i, 1) = 0.01 * static_cast<double>(i);
+  opt::robust_problem p(model::model(m), samples, {0}, {-2}, {3}, {{{"y"}}}, {});
+  opt::optimizer_options o;
+  o.method = opt::algorithm::de;
+  o.population = 16;
+  o.generations = 5;
+  opt::history log;
+  const auto r = opt::optimize(p, std::vector<double>{0.0}, o, log);
+  CHECK(*m.most == 1);
+  CHECK(r.x[0] == Approx(1.0).margin(0.2));
 }

@@ -127,7 +127,7 @@ class history {
   bool diverged() const noexcept { return diverged_; }
 
   // The values of designs xs under `problem` (model index `model`), in order; the designs not
-  // replayed are evaluated in parallel.
+  // replayed are evaluated in parallel (one after another when the model is not thread safe).
   std::vector<robust_value> evaluate(const robust_problem& problem, std::size_t model, phase stage,
                                      const std::vector<std::vector<double>>& xs);
 
