@@ -62,7 +62,8 @@ distribution = "normal"
 mean = "0 deg"
 sd = "0.5 deg"
 [sampling]
-samples = )" + std::to_string(samples) +
+samples = )" +
+         std::to_string(samples) +
          R"(
 seed = 2026
 [optimization]
@@ -80,20 +81,28 @@ max = "1 %"
 
 opt::robust_problem receptacle_problem(int samples) {
   model::register_builtin_models();
-  const auto s = study::read_optimization_study(io::study_document::parse(study_text(samples), "bench.toml"));
+  const auto s =
+      study::read_optimization_study(io::study_document::parse(study_text(samples), "bench.toml"));
   return opt::make_robust_problem(s.base, s.base.model, s.objectives, s.constraints);
 }
 
 void robust_objective_receptacle(benchmark::State& state) {
   const auto p = receptacle_problem(static_cast<int>(state.range(0)));
-  tbb::global_control threads(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(state.range(1)));
+  tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
+                              static_cast<std::size_t>(state.range(1)));
   const std::vector<double> x{0.0423, 0.0105};  // near the optimum of the study
   for (auto _ : state) benchmark::DoNotOptimize(p.evaluate(x));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["model runs/s"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["model runs/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
 }
-BENCHMARK(robust_objective_receptacle)->Args({100, 1})->Args({100, 2})->Args({400, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(robust_objective_receptacle)
+    ->Args({100, 1})
+    ->Args({100, 2})
+    ->Args({400, 2})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 // y = (x1 - 2)^2 + xi x1: the cost of the CRN machinery itself.
 struct trivial {
@@ -102,20 +111,29 @@ struct trivial {
   }
   std::vector<model::variable> outputs() const { return {{"y", units::dimensionless}}; }
   bool thread_safe() const { return true; }
-  model::evaluation evaluate(std::span<const double> x) const { return {{(x[0] - 2) * (x[0] - 2) + x[1] * x[0]}, {}}; }
+  model::evaluation evaluate(std::span<const double> x) const {
+    return {{(x[0] - 2) * (x[0] - 2) + x[1] * x[0]}, {}};
+  }
 };
 
 void robust_objective_trivial(benchmark::State& state) {
   const auto n = static_cast<Eigen::Index>(state.range(0));
   io::sample_matrix samples(n, 2);
   for (Eigen::Index i = 0; i < n; ++i) samples(i, 1) = std::sin(static_cast<double>(i));
-  opt::robust_problem p(model::model(trivial{}), samples, {0}, {-1}, {4}, {{{"y", opt::statistic::mean_plus_sd}}}, {});
-  tbb::global_control threads(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(state.range(1)));
+  opt::robust_problem p(model::model(trivial{}), samples, {0}, {-1}, {4},
+                        {{{"y", opt::statistic::mean_plus_sd}}}, {});
+  tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
+                              static_cast<std::size_t>(state.range(1)));
   const std::vector<double> x{1.0};
   for (auto _ : state) benchmark::DoNotOptimize(p.evaluate(x));
-  state.counters["evaluations/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evaluations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
-BENCHMARK(robust_objective_trivial)->Args({100, 1})->Args({100, 2})->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(robust_objective_trivial)
+    ->Args({100, 1})
+    ->Args({100, 2})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

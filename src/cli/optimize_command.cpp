@@ -37,24 +37,26 @@ std::string unit_of(const model::model& m, const opt::measure& what) {
 std::string describe(const model::model& m, const opt::constraint& c) {
   const double bound = c.max ? *c.max : *c.min;
   const std::string unit = unit_of(m, c.what);
-  return fmt::format("{} {} {:.6g}{}", c.what.describe(unit_of(m, {c.what.output})), c.max ? "<=" : ">=", bound,
-                     unit.empty() ? "" : " " + unit);
+  return fmt::format("{} {} {:.6g}{}", c.what.describe(unit_of(m, {c.what.output})),
+                     c.max ? "<=" : ">=", bound, unit.empty() ? "" : " " + unit);
 }
 
 // Evaluations so far, with rate: a line that rewrites itself on a terminal, a plain line every
 // 10 s otherwise.
 class progress_printer {
  public:
-  explicit progress_printer(std::size_t planned) : planned_(planned), tty_(isatty(fileno(stderr)) != 0) {}
+  explicit progress_printer(std::size_t planned)
+      : planned_(planned), tty_(isatty(fileno(stderr)) != 0) {}
   void operator()(const opt::history& log, bool last = false) {
     const auto now = clock::now();
-    if (!last && now - last_ < (tty_ ? std::chrono::milliseconds(200) : std::chrono::seconds(10))) return;
+    if (!last && now - last_ < (tty_ ? std::chrono::milliseconds(200) : std::chrono::seconds(10)))
+      return;
     last_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double rate = elapsed > 0 ? static_cast<double>(log.computed()) / elapsed : 0.0;
     const std::string text =
-        fmt::format("{} evaluations (about {} planned; {} replayed), {:.1f} evaluations/s", log.records().size(),
-                    planned_, log.replayed(), rate);
+        fmt::format("{} evaluations (about {} planned; {} replayed), {:.1f} evaluations/s",
+                    log.records().size(), planned_, log.replayed(), rate);
     if (tty_)
       fmt::print(stderr, "\r{}   {}", text, last ? "\n" : "");
     else
@@ -72,11 +74,13 @@ class progress_printer {
 std::size_t planned_evaluations(const study::optimization_study& s, std::size_t models) {
   const auto& o = s.optimizer;
   const std::size_t d = s.base.design_variables().size();
-  const auto local = [&](opt::algorithm a) { return o.evaluations * (opt::uses_gradient(a) ? 1 + 2 * d : 1); };
+  const auto local = [&](opt::algorithm a) {
+    return o.evaluations * (opt::uses_gradient(a) ? 1 + 2 * d : 1);
+  };
   const std::size_t global = o.population * (o.generations + 1);
   const std::size_t one = o.method == opt::algorithm::hybrid ? global + local(o.local)
-                          : opt::is_global(o.method)      ? global
-                                                          : local(o.method);
+                          : opt::is_global(o.method)         ? global
+                                                             : local(o.method);
   return models * one + (models > 1 ? models * models + models * one : models);
 }
 
@@ -85,28 +89,36 @@ void print_results(const study::optimization_study& s, const io::optimization_sc
   const auto value = [](double v) { return fmt::format("{:.6g}", v); };
   for (std::size_t i = 0; i < r.optima.size(); ++i) {
     const auto& o = r.optima[i];
-    fmt::print("\nmodel {}: {} ({} evaluations)\n  {}\n", r.models[i], o.status, o.evaluations, o.message);
+    fmt::print("\nmodel {}: {} ({} evaluations)\n  {}\n", r.models[i], o.status, o.evaluations,
+               o.message);
     for (std::size_t k = 0; k < o.x.size(); ++k)
       fmt::print("  {:<28} {:>14} {:<10} in [{}, {}]\n", schema.design_names[k], value(o.x[k]),
                  schema.design_units[k], value(schema.low[k]), value(schema.high[k]));
     for (std::size_t k = 0; k < o.value.objectives.size(); ++k)
-      fmt::print("  {:<28} {:>14} {:<10} ({})\n", schema.objectives[k], value(o.value.objectives[k]),
-                 schema.objective_units[k], schema.objective_senses[k]);
+      fmt::print("  {:<28} {:>14} {:<10} ({})\n", schema.objectives[k],
+                 value(o.value.objectives[k]), schema.objective_units[k],
+                 schema.objective_senses[k]);
     for (std::size_t k = 0; k < o.value.constraints.size(); ++k)
-      fmt::print("  {:<28} {:>14} {:<10} [{}]\n", s.constraints[k].what.describe(unit_of(s.base.model, {s.constraints[k].what.output})),
-                 value(o.value.constraints[k]), schema.constraint_units[k], schema.constraints[k]);
+      fmt::print(
+          "  {:<28} {:>14} {:<10} [{}]\n",
+          s.constraints[k].what.describe(unit_of(s.base.model, {s.constraints[k].what.output})),
+          value(o.value.constraints[k]), schema.constraint_units[k], schema.constraints[k]);
     if (!o.feasible)
-      fmt::print("  INFEASIBLE: no design met every constraint; this is the least-violating one (violation {})\n",
-                 value(o.value.violation));
+      fmt::print(
+          "  INFEASIBLE: no design met every constraint; this is the least-violating one "
+          "(violation {})\n",
+          value(o.value.violation));
     if (!o.pareto_objectives.empty()) {
-      fmt::print("  Pareto front: {} designs\n  {:>14} {:>14}\n", o.pareto_objectives.size(), schema.objectives[0],
-                 schema.objectives[1]);
-      for (const auto& f : o.pareto_objectives) fmt::print("  {:>14} {:>14}\n", value(f[0]), value(f[1]));
+      fmt::print("  Pareto front: {} designs\n  {:>14} {:>14}\n", o.pareto_objectives.size(),
+                 schema.objectives[0], schema.objectives[1]);
+      for (const auto& f : o.pareto_objectives)
+        fmt::print("  {:>14} {:>14}\n", value(f[0]), value(f[1]));
     }
   }
   if (r.regret.size() == 0) return;
-  fmt::print("\nregret of {} [{}]: row = design optimal for model, column = model it is evaluated under\n",
-             schema.objectives[0], schema.objective_units[0]);
+  fmt::print(
+      "\nregret of {} [{}]: row = design optimal for model, column = model it is evaluated under\n",
+      schema.objectives[0], schema.objective_units[0]);
   fmt::print("  {:<20}", "");
   for (const auto& m : r.models) fmt::print(" {:>14}", m);
   fmt::print("\n");
@@ -118,21 +130,25 @@ void print_results(const study::optimization_study& s, const io::optimization_sc
   }
   if (r.regret.rows() > 1) fmt::print("  (* infeasible under that model)\n");
   if (r.has_robust) {
-    fmt::print("\ndesign over all models ({} regret): {}, {} regret {}\n", to_string(s.optimizer.over_models),
-               r.robust.status, to_string(s.optimizer.over_models), value(r.robust.value.objectives[0]));
+    fmt::print("\ndesign over all models ({} regret): {}, {} regret {}\n",
+               to_string(s.optimizer.over_models), r.robust.status,
+               to_string(s.optimizer.over_models), value(r.robust.value.objectives[0]));
     for (std::size_t k = 0; k < r.robust.x.size(); ++k)
-      fmt::print("  {:<28} {:>14} {}\n", schema.design_names[k], value(r.robust.x[k]), schema.design_units[k]);
+      fmt::print("  {:<28} {:>14} {}\n", schema.design_names[k], value(r.robust.x[k]),
+                 schema.design_units[k]);
     for (std::size_t j = 0; j < r.models.size(); ++j)
-      fmt::print("  under {:<22} objective {:>14}, regret {}\n", r.models[j], value(r.robust_objective[j]),
-                 value(r.robust_regret[j]));
+      fmt::print("  under {:<22} objective {:>14}, regret {}\n", r.models[j],
+                 value(r.robust_objective[j]), value(r.robust_regret[j]));
   }
 }
 
 }  // namespace
 
 void add_optimize_command(CLI::App& app, int& exit_code) {
-  CLI::App* sub = app.add_subcommand("optimize", "Robust design: optimise a study's design variables under its "
-                                                 "aleatoric inputs (and contact models) and write an HDF5 file");
+  CLI::App* sub =
+      app.add_subcommand("optimize",
+                         "Robust design: optimise a study's design variables under its "
+                         "aleatoric inputs (and contact models) and write an HDF5 file");
   struct options {
     std::string study;
     std::string output;
@@ -142,24 +158,28 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     bool quiet = false;
   };
   auto o = std::make_shared<options>();
-  sub->add_option("study", o->study, "Study file (TOML), e.g. studies/receptacle_robust_design.toml")
+  sub->add_option("study", o->study,
+                  "Study file (TOML), e.g. studies/receptacle_robust_design.toml")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", o->output, "File to write (default: the study's name with .h5)");
-  sub->add_option("-j,--threads", o->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 65536));
+  sub->add_option("-j,--threads", o->threads, "Worker threads (default: all cores)")
+      ->check(CLI::Range(1, 65536));
   sub->add_flag("--resume", o->resume,
-                "Go on with an interrupted run of the same study: evaluations in the file are replayed, not redone");
+                "Go on with an interrupted run of the same study: evaluations in the file are "
+                "replayed, not redone");
   sub->add_option("--max-new", o->max_new,
-                  "Stop (as if interrupted) before evaluating more than this many new designs in this invocation")
+                  "Stop (as if interrupted) before evaluating more than this many new designs in "
+                  "this invocation")
       ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
   sub->add_flag("-q,--quiet", o->quiet, "No progress and no table");
   sub->callback([o, &exit_code] {
     model::register_builtin_models();
     const auto doc = io::study_document::load(o->study);
     const study::optimization_study s = study::read_optimization_study(doc);
-    const std::filesystem::path out = o->output.empty()
-                                          ? std::filesystem::path(o->study).filename().replace_extension(".h5")
-                                          : std::filesystem::path(o->output);
+    const std::filesystem::path out =
+        o->output.empty() ? std::filesystem::path(o->study).filename().replace_extension(".h5")
+                          : std::filesystem::path(o->output);
     const std::size_t threads =
         o->threads > 0 ? o->threads : static_cast<std::size_t>(tbb::info::default_concurrency());
     std::optional<tbb::global_control> limit;
@@ -167,7 +187,8 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
 
     // The models to optimise under: the study's model (epistemic lists come from the study
     // once it can give them).
-    const std::vector<std::pair<std::string, model::model>> models{{s.base.model.name(), s.base.model}};
+    const std::vector<std::pair<std::string, model::model>> models{
+        {s.base.model.name(), s.base.model}};
 
     io::optimization_schema schema;
     schema.study_text = doc.text();
@@ -190,9 +211,10 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     }
     for (const auto& [label, m] : models) schema.models.push_back(label);
     const auto& opts = s.optimizer;
-    schema.algorithm = opts.method == opt::algorithm::hybrid
-                           ? fmt::format("hybrid ({}, then {})", to_string(opts.global), to_string(opts.local))
-                           : std::string(to_string(opts.method));
+    schema.algorithm =
+        opts.method == opt::algorithm::hybrid
+            ? fmt::format("hybrid ({}, then {})", to_string(opts.global), to_string(opts.local))
+            : std::string(to_string(opts.method));
     schema.seed = opts.seed;
     schema.samples = s.base.sampling.samples;
     schema.start_time = io::iso8601_now();
@@ -203,9 +225,10 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     if (o->resume) {
       auto previous = io::read_optimization(out);
       if (previous.schema.study_text != doc.text())
-        throw io::ensemble_error(fmt::format("cannot resume {}: it was written for a different study; run without "
-                                             "--resume to start over",
-                                             out.string()));
+        throw io::ensemble_error(
+            fmt::format("cannot resume {}: it was written for a different study; run without "
+                        "--resume to start over",
+                        out.string()));
       replay = std::move(previous.history);
     }
     const std::size_t in_file = replay.size();
@@ -223,22 +246,26 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     if (!o->quiet) {
       fmt::print("contactuq optimize: {}\n", o->study);
       if (!s.base.title.empty()) fmt::print("{}\n", s.base.title);
-      fmt::print("model {}, {} design variables, {} CRN samples ({}, seed {}), algorithm {}, {} thread{}\n",
-                 s.base.model.name(), schema.design_names.size(), s.base.sampling.samples,
-                 uq::to_string(s.base.sampling.design.kind), s.base.sampling.design.seed, schema.algorithm, threads,
-                 threads == 1 ? "" : "s");
+      fmt::print(
+          "model {}, {} design variables, {} CRN samples ({}, seed {}), algorithm {}, {} "
+          "thread{}\n",
+          s.base.model.name(), schema.design_names.size(), s.base.sampling.samples,
+          uq::to_string(s.base.sampling.design.kind), s.base.sampling.design.seed, schema.algorithm,
+          threads, threads == 1 ? "" : "s");
       if (o->resume) fmt::print("resuming: {} evaluations in the file are replayed\n", in_file);
       std::fflush(stdout);
     }
     const auto old_handler = std::signal(SIGINT, on_optimize_interrupt);
     std::optional<opt::epistemic_result> result;
     try {
-      result = opt::optimize_over_models(models, s.base, s.objectives, s.constraints, s.optimizer, log);
+      result =
+          opt::optimize_over_models(models, s.base, s.objectives, s.constraints, s.optimizer, log);
     } catch (const opt::interrupted& e) {
       std::signal(SIGINT, old_handler);
       if (!o->quiet) progress(log, true);
       fmt::print(stderr,
-                 "\ncontactuq optimize: {}; {} evaluations are in {}. Continue with:\n  contactuq optimize {} -o {} "
+                 "\ncontactuq optimize: {}; {} evaluations are in {}. Continue with:\n  contactuq "
+                 "optimize {} -o {} "
                  "--resume\n",
                  e.what(), log.records().size(), out.string(), o->study, out.string());
       exit_code = 130;
@@ -251,8 +278,9 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     if (!o->quiet) progress(log, true);
     writer.finish(*result, io::iso8601_now());
     if (!o->quiet) print_results(s, schema, *result);
-    fmt::print("\nwrote {} ({} evaluations: {} new, {} replayed{})\n", out.string(), log.records().size(),
-               log.computed(), log.replayed(), log.diverged() ? "; the replay diverged from the file" : "");
+    fmt::print("\nwrote {} ({} evaluations: {} new, {} replayed{})\n", out.string(),
+               log.records().size(), log.computed(), log.replayed(),
+               log.diverged() ? "; the replay diverged from the file" : "");
     bool feasible = true;
     for (const auto& opt_result : result->optima) feasible = feasible && opt_result.feasible;
     exit_code = feasible ? 0 : 1;

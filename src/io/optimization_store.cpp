@@ -32,9 +32,11 @@ void optimization_schema::validate() const {
   const std::size_t d = design_names.size();
   if (d == 0) throw parameter_error("design_names", "no design variable");
   if (design_units.size() != d || low.size() != d || high.size() != d || start.size() != d)
-    throw parameter_error("design_units", fmt::format("{} design variables but {} units, {} low, {} high, {} start", d,
-                                                      design_units.size(), low.size(), high.size(), start.size()));
-  if (objectives.empty() || objective_units.size() != objectives.size() || objective_senses.size() != objectives.size())
+    throw parameter_error(
+        "design_units", fmt::format("{} design variables but {} units, {} low, {} high, {} start",
+                                    d, design_units.size(), low.size(), high.size(), start.size()));
+  if (objectives.empty() || objective_units.size() != objectives.size() ||
+      objective_senses.size() != objectives.size())
     throw parameter_error("objectives", "one or two objectives, each with a unit and a sense");
   if (constraint_units.size() != constraints.size())
     throw parameter_error("constraint_units", "one unit per constraint");
@@ -48,7 +50,8 @@ struct optimization_writer::impl {
   std::filesystem::path path;
   optimization_schema schema;
   std::optional<hdf5::file> file;
-  std::optional<hdf5::dataset> model, phase, x, objectives, constraints, violation, failed, messages, status;
+  std::optional<hdf5::dataset> model, phase, x, objectives, constraints, violation, failed,
+      messages, status;
   std::size_t rows = 0;
   bool finished = false;
 };
@@ -68,7 +71,8 @@ void write_skeleton(const std::filesystem::path& path, const optimization_schema
   f.write_text("study", s.study_text);
   auto meta = f.create_group("metadata");
   meta.set_attribute("study_path", s.study_path);
-  meta.set_attribute("contactuq_version", s.contactuq_version.empty() ? CONTACTUQ_VERSION : s.contactuq_version);
+  meta.set_attribute("contactuq_version",
+                     s.contactuq_version.empty() ? CONTACTUQ_VERSION : s.contactuq_version);
   meta.set_attribute("algorithm", s.algorithm);
   meta.set_attribute("seed", s.seed);
   meta.set_attribute("samples", static_cast<std::uint64_t>(s.samples));
@@ -93,7 +97,8 @@ void write_skeleton(const std::filesystem::path& path, const optimization_schema
 
   auto h = f.create_group("history");
   const auto matrix = [&](const char* name, std::size_t columns) {
-    return h.create_appendable(name, {.type = hdf5::element::float64, .columns = columns, .chunk_rows = chunk_rows});
+    return h.create_appendable(
+        name, {.type = hdf5::element::float64, .columns = columns, .chunk_rows = chunk_rows});
   };
   const auto vector = [&](const char* name, hdf5::element type) {
     return h.create_appendable(name, {.type = type,
@@ -106,7 +111,8 @@ void write_skeleton(const std::filesystem::path& path, const optimization_schema
   vector("phase", hdf5::element::int32).set_attribute("codes", opt::phase_names());
   matrix("x", s.design_names.size()).set_attribute("names", s.design_names);
   matrix("objectives", s.objectives.size()).set_attribute("names", s.objectives);
-  if (!s.constraints.empty()) matrix("constraints", s.constraints.size()).set_attribute("names", s.constraints);
+  if (!s.constraints.empty())
+    matrix("constraints", s.constraints.size()).set_attribute("names", s.constraints);
   vector("violation", hdf5::element::float64);
   vector("failed", hdf5::element::int32);
   vector("messages", hdf5::element::text);
@@ -125,7 +131,8 @@ optimization_writer optimization_writer::create(const std::filesystem::path& pat
   const auto temporary = sibling(path, ".new");
   write_skeleton(temporary, schema);
   std::filesystem::rename(temporary, path);
-  auto& f = state->file.emplace(path, hdf5::file_mode::read_write, hdf5::file_options{.swmr_write = true});
+  auto& f = state->file.emplace(path, hdf5::file_mode::read_write,
+                                hdf5::file_options{.swmr_write = true});
   const auto h = f.open_group("history");
   state->model = h.open_dataset("model");
   state->phase = h.open_dataset("phase");
@@ -143,17 +150,19 @@ void optimization_writer::append(std::span<const opt::evaluation_record> records
   auto& s = *impl_;
   if (s.finished) throw std::logic_error(fmt::format("{}: the writer is closed", s.path.string()));
   if (records.empty()) return;
-  const std::size_t d = s.schema.design_names.size(), k = s.schema.objectives.size(), m = s.schema.constraints.size();
+  const std::size_t d = s.schema.design_names.size(), k = s.schema.objectives.size(),
+                    m = s.schema.constraints.size();
   std::vector<std::int32_t> model, phase, failed, status;
   std::vector<double> x, objectives, constraints, violation;
   std::vector<std::string> messages;
   for (const auto& r : records) {
     if (r.x.size() != d || r.value.objectives.size() != k || r.value.constraints.size() != m ||
         r.model >= s.schema.models.size())
-      throw std::invalid_argument(fmt::format("{}: an evaluation record of {} design values, {} objectives and {} "
-                                              "constraints under model {}; the file has {}, {}, {} and {} models",
-                                              s.path.string(), r.x.size(), r.value.objectives.size(),
-                                              r.value.constraints.size(), r.model, d, k, m, s.schema.models.size()));
+      throw std::invalid_argument(
+          fmt::format("{}: an evaluation record of {} design values, {} objectives and {} "
+                      "constraints under model {}; the file has {}, {}, {} and {} models",
+                      s.path.string(), r.x.size(), r.value.objectives.size(),
+                      r.value.constraints.size(), r.model, d, k, m, s.schema.models.size()));
     model.push_back(static_cast<std::int32_t>(r.model));
     phase.push_back(static_cast<std::int32_t>(r.stage));
     x.insert(x.end(), r.x.begin(), r.x.end());
@@ -221,10 +230,12 @@ void optimization_writer::finish(const opt::epistemic_result& result, std::strin
     std::vector<double> feasible_d(feasible.begin(), feasible.end());
     r.write("feasible", feasible_d);
     const auto matrix = [&](const char* name, const Eigen::MatrixXd& a) {
-      const auto rows = static_cast<std::size_t>(a.rows()), cols = static_cast<std::size_t>(a.cols());
+      const auto rows = static_cast<std::size_t>(a.rows()),
+                 cols = static_cast<std::size_t>(a.cols());
       std::vector<double> v(rows * cols);
       for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t j = 0; j < cols; ++j) v[i * cols + j] = a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+        for (std::size_t j = 0; j < cols; ++j)
+          v[i * cols + j] = a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
       r.write(name, v, rows, cols);
     };
     if (result.regret.size() > 0) {
@@ -270,7 +281,8 @@ hdf5::file open_for_reading(const std::filesystem::path& path) {
     return hdf5::file(path, hdf5::file_mode::read_only, {.latest_format = false});
   } catch (const hdf5::error&) {
     // A file whose SWMR writer still runs or was killed opens only as a SWMR reader.
-    return hdf5::file(path, hdf5::file_mode::read_only, {.latest_format = false, .swmr_read = true});
+    return hdf5::file(path, hdf5::file_mode::read_only,
+                      {.latest_format = false, .swmr_read = true});
   }
 }
 
@@ -279,11 +291,12 @@ hdf5::file open_for_reading(const std::filesystem::path& path) {
 optimization_file read_optimization(const std::filesystem::path& path) {
   const hdf5::file f = open_for_reading(path);
   if (!f.has_attribute("format") || f.string_attribute("format") != format_name)
-    throw ensemble_error(fmt::format("{}: not a contactuq optimisation file (no format = \"{}\")", path.string(),
-                                     format_name));
+    throw ensemble_error(fmt::format("{}: not a contactuq optimisation file (no format = \"{}\")",
+                                     path.string(), format_name));
   if (f.numeric_attribute<std::int64_t>("format_version") != format_version)
-    throw ensemble_error(fmt::format("{}: optimisation format version {}, this contactuq reads {}", path.string(),
-                                     f.numeric_attribute<std::int64_t>("format_version"), format_version));
+    throw ensemble_error(
+        fmt::format("{}: optimisation format version {}, this contactuq reads {}", path.string(),
+                    f.numeric_attribute<std::int64_t>("format_version"), format_version));
   optimization_file out;
   auto& s = out.schema;
   s.study_text = f.open_dataset("study").read_text();
@@ -314,7 +327,8 @@ optimization_file read_optimization(const std::filesystem::path& path) {
 
   const auto h = f.open_group("history");
   std::vector<hdf5::dataset> all;
-  for (const char* name : {"model", "phase", "x", "objectives", "violation", "failed", "messages", "status"})
+  for (const char* name :
+       {"model", "phase", "x", "objectives", "violation", "failed", "messages", "status"})
     all.push_back(h.open_dataset(name));
   if (!s.constraints.empty()) all.push_back(h.open_dataset("constraints"));
   std::size_t rows = std::numeric_limits<std::size_t>::max();
@@ -326,7 +340,8 @@ optimization_file read_optimization(const std::filesystem::path& path) {
   const auto phase = h.open_dataset("phase").read_int32s(0, rows);
   const auto x = h.open_dataset("x").read_doubles(0, rows);
   const auto obj = h.open_dataset("objectives").read_doubles(0, rows);
-  const auto con = m > 0 ? h.open_dataset("constraints").read_doubles(0, rows) : std::vector<double>{};
+  const auto con =
+      m > 0 ? h.open_dataset("constraints").read_doubles(0, rows) : std::vector<double>{};
   const auto violation = h.open_dataset("violation").read_doubles(0, rows);
   const auto failed = h.open_dataset("failed").read_int32s(0, rows);
   const auto messages = h.open_dataset("messages").read_texts(0, rows);
@@ -353,9 +368,11 @@ optimization_file read_optimization(const std::filesystem::path& path) {
       const auto ds = r.open_dataset(name);
       const auto shape = ds.shape();
       const auto v = ds.read_doubles();
-      Eigen::MatrixXd a(static_cast<Eigen::Index>(shape.at(0)), static_cast<Eigen::Index>(shape.at(1)));
+      Eigen::MatrixXd a(static_cast<Eigen::Index>(shape.at(0)),
+                        static_cast<Eigen::Index>(shape.at(1)));
       for (std::size_t i = 0; i < shape[0]; ++i)
-        for (std::size_t j = 0; j < shape[1]; ++j) a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = v[i * shape[1] + j];
+        for (std::size_t j = 0; j < shape[1]; ++j)
+          a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = v[i * shape[1] + j];
       return a;
     };
     out.best_x = read_matrix("best_x");

@@ -22,18 +22,21 @@ double aggregate(const std::vector<double>& regrets, model_aggregate how) {
 
 }  // namespace
 
-epistemic_result optimize_over_models(const std::vector<std::pair<std::string, robust_problem>>& problems,
-                                      std::span<const double> start, const optimizer_options& options,
-                                      history& log) {
+epistemic_result optimize_over_models(
+    const std::vector<std::pair<std::string, robust_problem>>& problems,
+    std::span<const double> start, const optimizer_options& options, history& log) {
   options.validate();
   if (problems.empty()) throw parameter_error("models", "no model to optimise");
   std::set<std::string> labels;
   const robust_problem& first = problems.front().second;
   for (const auto& [label, p] : problems) {
-    if (!labels.insert(label).second) throw parameter_error("models", fmt::format("model label '{}' used twice", label));
-    if (p.low() != first.low() || p.high() != first.high() || p.objectives().size() != first.objectives().size())
-      throw parameter_error("models", fmt::format("model '{}' has other design bounds or objectives than '{}'", label,
-                                                  problems.front().first));
+    if (!labels.insert(label).second)
+      throw parameter_error("models", fmt::format("model label '{}' used twice", label));
+    if (p.low() != first.low() || p.high() != first.high() ||
+        p.objectives().size() != first.objectives().size())
+      throw parameter_error(
+          "models", fmt::format("model '{}' has other design bounds or objectives than '{}'", label,
+                                problems.front().first));
   }
   const std::size_t m = problems.size();
   epistemic_result result;
@@ -45,7 +48,9 @@ epistemic_result optimize_over_models(const std::vector<std::pair<std::string, r
 
   // Regret matrix: every optimum under every model, the diagonal evaluated again (CRN: the
   // same bits as when it was found).
-  const auto sign = [&](std::size_t j) { return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0; };
+  const auto sign = [&](std::size_t j) {
+    return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0;
+  };
   std::vector<std::vector<double>> optima_x;
   for (const auto& o : result.optima) optima_x.push_back(o.x);
   const auto ms = static_cast<Eigen::Index>(m);
@@ -72,7 +77,8 @@ epistemic_result optimize_over_models(const std::vector<std::pair<std::string, r
     bool feasible = true;
     for (std::size_t j = 0; j < m; ++j) {
       row.push_back(result.regret(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)));
-      feasible = feasible && result.cross_feasible(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) == 1;
+      feasible = feasible && result.cross_feasible(static_cast<Eigen::Index>(i),
+                                                   static_cast<Eigen::Index>(j)) == 1;
     }
     const double score = aggregate(row, options.over_models) + (feasible ? 0.0 : 1e300);
     if (score < warm_score || (i == 0)) {
@@ -84,7 +90,8 @@ epistemic_result optimize_over_models(const std::vector<std::pair<std::string, r
   const auto to_x = [&](const std::vector<double>& u) {
     std::vector<double> x(d);
     for (std::size_t k = 0; k < d; ++k)
-      x[k] = std::clamp(first.low()[k] + u[k] * (first.high()[k] - first.low()[k]), first.low()[k], first.high()[k]);
+      x[k] = std::clamp(first.low()[k] + u[k] * (first.high()[k] - first.low()[k]), first.low()[k],
+                        first.high()[k]);
     return x;
   };
   std::vector<double> u0(d);
@@ -104,7 +111,8 @@ epistemic_result optimize_over_models(const std::vector<std::pair<std::string, r
     for (const auto& u : us) xs.push_back(to_x(u));
     std::vector<std::vector<robust_value>> values(xs.size());
     for (std::size_t j = 0; j < m; ++j) {
-      const auto v = log.evaluate(problems[j].second, j, local_stage ? phase::models_local : phase::models_global, xs);
+      const auto v = log.evaluate(problems[j].second, j,
+                                  local_stage ? phase::models_local : phase::models_global, xs);
       for (std::size_t p = 0; p < xs.size(); ++p) values[p].push_back(v[p]);
     }
     std::vector<detail::box_point> points;
@@ -115,11 +123,13 @@ epistemic_result optimize_over_models(const std::vector<std::pair<std::string, r
         const auto& v = values[p][j];
         regrets.push_back(sign(j) * (v.objectives[0] - result.optima[j].value.objectives[0]));
         for (std::size_t k = 0; k < v.constraints.size(); ++k)
-          point.constraints.push_back(problems[j].second.constraints()[k].normalised(v.constraints[k]));
+          point.constraints.push_back(
+              problems[j].second.constraints()[k].normalised(v.constraints[k]));
         point.violation += v.violation;
       }
       point.objectives.push_back(aggregate(regrets, options.over_models));
-      if (std::isnan(point.objectives[0])) point.violation = std::numeric_limits<double>::infinity();
+      if (std::isnan(point.objectives[0]))
+        point.violation = std::numeric_limits<double>::infinity();
       points.push_back(std::move(point));
       per_point.push_back(values[p]);
       point_x.push_back(xs[p]);
@@ -142,20 +152,23 @@ epistemic_result optimize_over_models(const std::vector<std::pair<std::string, r
   r.value.violation = run.points[best].violation;
   for (std::size_t j = 0; j < m; ++j) {
     const auto& v = per_point[best][j];
-    r.value.constraints.insert(r.value.constraints.end(), v.constraints.begin(), v.constraints.end());
+    r.value.constraints.insert(r.value.constraints.end(), v.constraints.begin(),
+                               v.constraints.end());
     r.value.failed += v.failed;
     result.robust_objective.push_back(v.objectives[0]);
-    result.robust_regret.push_back(sign(j) * (v.objectives[0] - result.optima[j].value.objectives[0]));
+    result.robust_regret.push_back(sign(j) *
+                                   (v.objectives[0] - result.optima[j].value.objectives[0]));
   }
   return result;
 }
 
-epistemic_result optimize_over_models(const std::vector<std::pair<std::string, model::model>>& models,
-                                      const study::ensemble_study& study, const std::vector<objective>& objectives,
-                                      const std::vector<constraint>& constraints, const optimizer_options& options,
-                                      history& log) {
+epistemic_result optimize_over_models(
+    const std::vector<std::pair<std::string, model::model>>& models,
+    const study::ensemble_study& study, const std::vector<objective>& objectives,
+    const std::vector<constraint>& constraints, const optimizer_options& options, history& log) {
   std::vector<std::pair<std::string, robust_problem>> problems;
-  for (const auto& [label, m] : models) problems.emplace_back(label, make_robust_problem(study, m, objectives, constraints));
+  for (const auto& [label, m] : models)
+    problems.emplace_back(label, make_robust_problem(study, m, objectives, constraints));
   std::vector<double> start;
   for (std::size_t j : study.design_variables()) start.push_back(study.inputs[j].value);
   return optimize_over_models(problems, start, options, log);

@@ -26,10 +26,9 @@ namespace contactuq::opt {
 
 namespace {
 
-constexpr algorithm all_algorithms[] = {algorithm::sga,    algorithm::de,     algorithm::cmaes,
-                                        algorithm::nsga2,  algorithm::slsqp,  algorithm::mma,
-                                        algorithm::lbfgs,  algorithm::cobyla, algorithm::bobyqa,
-                                        algorithm::hybrid};
+constexpr algorithm all_algorithms[] = {
+    algorithm::sga, algorithm::de,    algorithm::cmaes,  algorithm::nsga2,  algorithm::slsqp,
+    algorithm::mma, algorithm::lbfgs, algorithm::cobyla, algorithm::bobyqa, algorithm::hybrid};
 // What the algorithms see of a design whose model failed.
 constexpr double failed_value = 1e150;
 
@@ -37,16 +36,26 @@ constexpr double failed_value = 1e150;
 
 std::string_view to_string(algorithm a) {
   switch (a) {
-    case algorithm::sga: return "sga";
-    case algorithm::de: return "de";
-    case algorithm::cmaes: return "cmaes";
-    case algorithm::nsga2: return "nsga2";
-    case algorithm::slsqp: return "slsqp";
-    case algorithm::mma: return "mma";
-    case algorithm::lbfgs: return "lbfgs";
-    case algorithm::cobyla: return "cobyla";
-    case algorithm::bobyqa: return "bobyqa";
-    case algorithm::hybrid: return "hybrid";
+    case algorithm::sga:
+      return "sga";
+    case algorithm::de:
+      return "de";
+    case algorithm::cmaes:
+      return "cmaes";
+    case algorithm::nsga2:
+      return "nsga2";
+    case algorithm::slsqp:
+      return "slsqp";
+    case algorithm::mma:
+      return "mma";
+    case algorithm::lbfgs:
+      return "lbfgs";
+    case algorithm::cobyla:
+      return "cobyla";
+    case algorithm::bobyqa:
+      return "bobyqa";
+    case algorithm::hybrid:
+      return "hybrid";
   }
   return "?";
 }
@@ -62,18 +71,22 @@ algorithm parse_algorithm(std::string_view name) {
 }
 
 bool is_global(algorithm a) {
-  return a == algorithm::sga || a == algorithm::de || a == algorithm::cmaes || a == algorithm::nsga2;
+  return a == algorithm::sga || a == algorithm::de || a == algorithm::cmaes ||
+         a == algorithm::nsga2;
 }
 bool uses_gradient(algorithm a) {
   return a == algorithm::slsqp || a == algorithm::mma || a == algorithm::lbfgs;
 }
 
-std::string_view to_string(model_aggregate a) { return a == model_aggregate::worst ? "worst" : "mean"; }
+std::string_view to_string(model_aggregate a) {
+  return a == model_aggregate::worst ? "worst" : "mean";
+}
 
 std::string_view to_string(phase p) { return phase_names().at(static_cast<std::size_t>(p)); }
 
 const std::vector<std::string>& phase_names() {
-  static const std::vector<std::string> names{"global", "local", "cross", "models_global", "models_local"};
+  static const std::vector<std::string> names{"global", "local", "cross", "models_global",
+                                              "models_local"};
   return names;
 }
 
@@ -81,37 +94,44 @@ void optimizer_options::validate() const {
   const auto local_method = [](algorithm a) { return !is_global(a) && a != algorithm::hybrid; };
   if (method == algorithm::hybrid) {
     if (!is_global(global) || global == algorithm::nsga2)
-      throw parameter_error("global", fmt::format("global = {}: the global stage of hybrid is sga, de or cmaes",
-                                                  to_string(global)));
+      throw parameter_error(
+          "global", fmt::format("global = {}: the global stage of hybrid is sga, de or cmaes",
+                                to_string(global)));
     if (!local_method(local))
-      throw parameter_error("local", fmt::format("local = {}: the polish of hybrid is slsqp, mma, lbfgs, cobyla or bobyqa",
-                                                 to_string(local)));
+      throw parameter_error(
+          "local",
+          fmt::format("local = {}: the polish of hybrid is slsqp, mma, lbfgs, cobyla or bobyqa",
+                      to_string(local)));
   }
   require(seed < (std::uint64_t{1} << 32), "seed", static_cast<double>(seed), "", "< 2^32");
-  require(population >= 5 && population <= 100000, "population", static_cast<double>(population), "",
-          "in [5, 100000]");
+  require(population >= 5 && population <= 100000, "population", static_cast<double>(population),
+          "", "in [5, 100000]");
   if (method == algorithm::nsga2)
-    require(population % 4 == 0, "population", static_cast<double>(population), "", "a multiple of 4 for nsga2");
-  require(generations >= 1 && generations <= 1000000, "generations", static_cast<double>(generations), "",
-          "in [1, 1000000]");
-  require(evaluations >= 1 && evaluations <= 100000000, "evaluations", static_cast<double>(evaluations), "",
-          "in [1, 1e8]");
+    require(population % 4 == 0, "population", static_cast<double>(population), "",
+            "a multiple of 4 for nsga2");
+  require(generations >= 1 && generations <= 1000000, "generations",
+          static_cast<double>(generations), "", "in [1, 1000000]");
+  require(evaluations >= 1 && evaluations <= 100000000, "evaluations",
+          static_cast<double>(evaluations), "", "in [1, 1e8]");
   require(xtol >= 0 && std::isfinite(xtol), "xtol", xtol, "", "finite and >= 0");
   require(ftol >= 0 && std::isfinite(ftol), "ftol", ftol, "", "finite and >= 0");
-  require(gradient_step > 0 && gradient_step <= 0.1, "gradient_step", gradient_step, "", "in (0, 0.1]");
-  require(constraint_tolerance >= 0 && constraint_tolerance < 1, "constraint_tolerance", constraint_tolerance, "",
-          "in [0, 1)");
+  require(gradient_step > 0 && gradient_step <= 0.1, "gradient_step", gradient_step, "",
+          "in (0, 0.1]");
+  require(constraint_tolerance >= 0 && constraint_tolerance < 1, "constraint_tolerance",
+          constraint_tolerance, "", "in [0, 1)");
 }
 
 // ---- history ----
 
 namespace {
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 }  // namespace
 
-std::vector<robust_value> history::evaluate(const robust_problem& problem, std::size_t model, phase stage,
+std::vector<robust_value> history::evaluate(const robust_problem& problem, std::size_t model,
+                                            phase stage,
                                             const std::vector<std::vector<double>>& xs) {
   std::vector<evaluation_record> batch(xs.size());
   std::vector<std::size_t> todo;
@@ -133,10 +153,14 @@ std::vector<robust_value> history::evaluate(const robust_problem& problem, std::
   }
   if (!todo.empty()) {
     if (stop && stop->load())
-      throw interrupted(fmt::format("interrupted after {} evaluations", records_.size() + replayed));
+      throw interrupted(
+          fmt::format("interrupted after {} evaluations", records_.size() + replayed));
     if (computed() + todo.size() > max_new)
-      throw interrupted(fmt::format("stopped after {} new evaluations (limit {})", computed(), max_new));
-    const auto one = [&](std::size_t t) { batch[todo[t]].value = problem.evaluate(batch[todo[t]].x); };
+      throw interrupted(
+          fmt::format("stopped after {} new evaluations (limit {})", computed(), max_new));
+    const auto one = [&](std::size_t t) {
+      batch[todo[t]].value = problem.evaluate(batch[todo[t]].x);
+    };
     // A model that is not thread safe is never called from two threads at once.
     if (problem.model().thread_safe())
       tbb::parallel_for(std::size_t{0}, todo.size(), one);
@@ -224,7 +248,8 @@ struct pagmo_problem {
     const std::size_t d = rec->problem.dimension;
     std::vector<std::vector<double>> us;
     for (std::size_t i = 0; i + d <= dvs.size(); i += d)
-      us.emplace_back(dvs.begin() + static_cast<std::ptrdiff_t>(i), dvs.begin() + static_cast<std::ptrdiff_t>(i + d));
+      us.emplace_back(dvs.begin() + static_cast<std::ptrdiff_t>(i),
+                      dvs.begin() + static_cast<std::ptrdiff_t>(i + d));
     pagmo::vector_double out;
     for (const auto& p : rec->evaluate(us)) {
       const auto f = map(p);
@@ -233,7 +258,8 @@ struct pagmo_problem {
     return out;
   }
   std::pair<pagmo::vector_double, pagmo::vector_double> get_bounds() const {
-    return {pagmo::vector_double(rec->problem.dimension, 0.0), pagmo::vector_double(rec->problem.dimension, 1.0)};
+    return {pagmo::vector_double(rec->problem.dimension, 0.0),
+            pagmo::vector_double(rec->problem.dimension, 1.0)};
   }
   pagmo::vector_double::size_type get_nobj() const { return rec->problem.objectives; }
   std::string get_name() const { return "contactuq robust problem"; }
@@ -254,7 +280,8 @@ struct algorithm_deleter {
   }
 };
 
-std::string run_pagmo(recorder& rec, algorithm method, std::span<const double> u0, const optimizer_options& o) {
+std::string run_pagmo(recorder& rec, algorithm method, std::span<const double> u0,
+                      const optimizer_options& o) {
   const box_problem& problem = rec.problem;
   // The start design first: it fixes the objective scales of the constrained fitness.
   const box_point start = rec.evaluate({std::vector<double>(u0.begin(), u0.end())}).front();
@@ -262,21 +289,27 @@ std::string run_pagmo(recorder& rec, algorithm method, std::span<const double> u
   udp.rec = &rec;
   udp.map.constrained = problem.constraints > 0;
   udp.map.tolerance = o.constraint_tolerance;
-  for (double f : start.objectives) udp.map.scale.push_back(std::isfinite(f) && f != 0.0 ? std::abs(f) : 1.0);
+  for (double f : start.objectives)
+    udp.map.scale.push_back(std::isfinite(f) && f != 0.0 ? std::abs(f) : 1.0);
   const auto seed = static_cast<unsigned>(o.seed);
   const auto gens = static_cast<unsigned>(o.generations);
   pagmo::problem prob(udp);
   const pagmo::bfe batch{pagmo::member_bfe{}};
   pagmo::population pop(prob, batch, o.population - 1, seed);
   pop.push_back(std::vector<double>(u0.begin(), u0.end()), udp.map(start));
-  std::unique_ptr<pagmo::algorithm, algorithm_deleter> algo(new pagmo::algorithm(), {method == algorithm::cmaes});
+  std::unique_ptr<pagmo::algorithm, algorithm_deleter> algo(new pagmo::algorithm(),
+                                                            {method == algorithm::cmaes});
   switch (method) {
     case algorithm::sga:
-      *algo = pagmo::algorithm(pagmo::sga(gens, 0.9, 1.0, 0.02, 1.0, 2u, "exponential", "polynomial", "tournament", seed));
+      *algo = pagmo::algorithm(pagmo::sga(gens, 0.9, 1.0, 0.02, 1.0, 2u, "exponential",
+                                          "polynomial", "tournament", seed));
       break;
-    case algorithm::de: *algo = pagmo::algorithm(pagmo::de(gens, 0.8, 0.9, 2u, 0.0, 0.0, seed)); break;
+    case algorithm::de:
+      *algo = pagmo::algorithm(pagmo::de(gens, 0.8, 0.9, 2u, 0.0, 0.0, seed));
+      break;
     case algorithm::cmaes:
-      *algo = pagmo::algorithm(pagmo::cmaes(gens, -1, -1, -1, -1, 0.3, 0.0, 0.0, false, true, seed));
+      *algo =
+          pagmo::algorithm(pagmo::cmaes(gens, -1, -1, -1, -1, 0.3, 0.0, 0.0, false, true, seed));
       break;
     case algorithm::nsga2: {
       pagmo::nsga2 n(gens, 0.95, 10.0, 0.01, 50.0, seed);
@@ -284,7 +317,8 @@ std::string run_pagmo(recorder& rec, algorithm method, std::span<const double> u
       *algo = pagmo::algorithm(n);
       break;
     }
-    default: throw std::logic_error("run_pagmo: not a pagmo algorithm");
+    default:
+      throw std::logic_error("run_pagmo: not a pagmo algorithm");
   }
   algo->evolve(pop);
   return fmt::format("{}: {} generations of {}", to_string(method), o.generations, o.population);
@@ -295,10 +329,10 @@ std::string run_pagmo(recorder& rec, algorithm method, std::span<const double> u
 struct nlopt_state {
   recorder* rec = nullptr;
   double step = 1e-6;
-  std::vector<double> u;          // the design of the cached points
+  std::vector<double> u;  // the design of the cached points
   bool with_gradient = false;
-  box_point value;                // at u
-  std::vector<std::vector<double>> gradient_objective;  // d x 1 per objective: [k][i]
+  box_point value;                                        // at u
+  std::vector<std::vector<double>> gradient_objective;    // d x 1 per objective: [k][i]
   std::vector<std::vector<double>> gradient_constraints;  // [k][i]
   std::exception_ptr error;
 };
@@ -335,9 +369,11 @@ void compute(nlopt_state& s, const double* x, unsigned n, bool gradient) {
     const auto& m = points[2 + 2 * i];
     const double h = plus[i] - minus[i];
     for (std::size_t k = 0; k < nobj; ++k)
-      s.gradient_objective[k][i] = (finite_or_failed(p.objectives[k]) - finite_or_failed(m.objectives[k])) / h;
+      s.gradient_objective[k][i] =
+          (finite_or_failed(p.objectives[k]) - finite_or_failed(m.objectives[k])) / h;
     for (std::size_t k = 0; k < ncon; ++k)
-      s.gradient_constraints[k][i] = (finite_or_failed(p.constraints[k]) - finite_or_failed(m.constraints[k])) / h;
+      s.gradient_constraints[k][i] =
+          (finite_or_failed(p.constraints[k]) - finite_or_failed(m.constraints[k])) / h;
   }
 }
 
@@ -354,7 +390,8 @@ double nlopt_objective(unsigned n, const double* x, double* grad, void* data) {
   }
 }
 
-void nlopt_constraints(unsigned m, double* result, unsigned n, const double* x, double* grad, void* data) {
+void nlopt_constraints(unsigned m, double* result, unsigned n, const double* x, double* grad,
+                       void* data) {
   auto& s = *static_cast<nlopt_state*>(data);
   try {
     compute(s, x, n, grad != nullptr);
@@ -371,28 +408,42 @@ void nlopt_constraints(unsigned m, double* result, unsigned n, const double* x, 
 
 std::string nlopt_result_text(nlopt::result r) {
   switch (r) {
-    case nlopt::SUCCESS: return "success";
-    case nlopt::STOPVAL_REACHED: return "stopval reached";
-    case nlopt::FTOL_REACHED: return "ftol reached";
-    case nlopt::XTOL_REACHED: return "xtol reached";
-    case nlopt::MAXEVAL_REACHED: return "evaluation budget reached";
-    case nlopt::MAXTIME_REACHED: return "time limit reached";
-    default: return fmt::format("NLopt code {}", static_cast<int>(r));
+    case nlopt::SUCCESS:
+      return "success";
+    case nlopt::STOPVAL_REACHED:
+      return "stopval reached";
+    case nlopt::FTOL_REACHED:
+      return "ftol reached";
+    case nlopt::XTOL_REACHED:
+      return "xtol reached";
+    case nlopt::MAXEVAL_REACHED:
+      return "evaluation budget reached";
+    case nlopt::MAXTIME_REACHED:
+      return "time limit reached";
+    default:
+      return fmt::format("NLopt code {}", static_cast<int>(r));
   }
 }
 
-std::string run_nlopt(recorder& rec, algorithm method, std::span<const double> u0, const optimizer_options& o) {
+std::string run_nlopt(recorder& rec, algorithm method, std::span<const double> u0,
+                      const optimizer_options& o) {
   const box_problem& problem = rec.problem;
   const auto n = static_cast<unsigned>(problem.dimension);
   const bool constrained = problem.constraints > 0;
   const auto code = [](algorithm a) {
     switch (a) {
-      case algorithm::slsqp: return nlopt::LD_SLSQP;
-      case algorithm::mma: return nlopt::LD_MMA;
-      case algorithm::lbfgs: return nlopt::LD_LBFGS;
-      case algorithm::cobyla: return nlopt::LN_COBYLA;
-      case algorithm::bobyqa: return nlopt::LN_BOBYQA;
-      default: throw std::logic_error("run_nlopt: not an NLopt algorithm");
+      case algorithm::slsqp:
+        return nlopt::LD_SLSQP;
+      case algorithm::mma:
+        return nlopt::LD_MMA;
+      case algorithm::lbfgs:
+        return nlopt::LD_LBFGS;
+      case algorithm::cobyla:
+        return nlopt::LN_COBYLA;
+      case algorithm::bobyqa:
+        return nlopt::LN_BOBYQA;
+      default:
+        throw std::logic_error("run_nlopt: not an NLopt algorithm");
     }
   };
   // L-BFGS and BOBYQA know bounds only: constraints through the augmented Lagrangian.
@@ -417,7 +468,8 @@ std::string run_nlopt(recorder& rec, algorithm method, std::span<const double> u
   s.step = o.gradient_step;
   opt.set_min_objective(nlopt_objective, &s);
   if (constrained)
-    opt.add_inequality_mconstraint(nlopt_constraints, &s, std::vector<double>(problem.constraints, 0.0));
+    opt.add_inequality_mconstraint(nlopt_constraints, &s,
+                                   std::vector<double>(problem.constraints, 0.0));
   std::vector<double> u(u0.begin(), u0.end());
   double f = 0.0;
   std::string message;
@@ -436,7 +488,8 @@ std::string run_nlopt(recorder& rec, algorithm method, std::span<const double> u
 
 }  // namespace
 
-box_run run_box(const box_problem& problem, std::span<const double> u0, const optimizer_options& o) {
+box_run run_box(const box_problem& problem, std::span<const double> u0,
+                const optimizer_options& o) {
   box_run run;
   recorder rec{problem, run};
   const auto one = [&](algorithm method, std::span<const double> from) {
@@ -460,8 +513,8 @@ box_run run_box(const box_problem& problem, std::span<const double> u0, const op
 
 namespace {
 
-std::vector<std::vector<double>> pareto_front(const std::vector<detail::box_point>& points, double tolerance,
-                                              std::vector<std::size_t>& index) {
+std::vector<std::vector<double>> pareto_front(const std::vector<detail::box_point>& points,
+                                              double tolerance, std::vector<std::size_t>& index) {
   std::vector<std::vector<double>> front;
   const auto dominates = [](const std::vector<double>& a, const std::vector<double>& b) {
     bool better = false;
@@ -475,14 +528,16 @@ std::vector<std::vector<double>> pareto_front(const std::vector<detail::box_poin
     if (points[i].violation > tolerance) continue;
     bool dominated = false;
     for (std::size_t j = 0; j < points.size() && !dominated; ++j)
-      dominated = j != i && points[j].violation <= tolerance && dominates(points[j].objectives, points[i].objectives);
+      dominated = j != i && points[j].violation <= tolerance &&
+                  dominates(points[j].objectives, points[i].objectives);
     // One point per distinct objective vector.
     for (std::size_t j : index)
       if (points[j].objectives == points[i].objectives) dominated = true;
     if (!dominated) index.push_back(i);
   }
-  std::sort(index.begin(), index.end(),
-            [&](std::size_t a, std::size_t b) { return points[a].objectives[0] < points[b].objectives[0]; });
+  std::sort(index.begin(), index.end(), [&](std::size_t a, std::size_t b) {
+    return points[a].objectives[0] < points[b].objectives[0];
+  });
   for (std::size_t i : index) front.push_back(points[i].objectives);
   return front;
 }
@@ -495,11 +550,12 @@ optimization_result optimize(const robust_problem& problem, std::span<const doub
   const std::size_t d = problem.dimension();
   const std::size_t nobj = problem.objectives().size();
   if (start.size() != d)
-    throw parameter_error("start", fmt::format("a start of {} values for {} design variables", start.size(), d));
+    throw parameter_error(
+        "start", fmt::format("a start of {} values for {} design variables", start.size(), d));
   for (std::size_t k = 0; k < d; ++k)
     if (!(start[k] >= problem.low()[k] && start[k] <= problem.high()[k]))
-      throw parameter_error("start", fmt::format("start[{}] = {} is outside [{}, {}]", k, start[k], problem.low()[k],
-                                                 problem.high()[k]));
+      throw parameter_error("start", fmt::format("start[{}] = {} is outside [{}, {}]", k, start[k],
+                                                 problem.low()[k], problem.high()[k]));
   if ((nobj == 2) != (options.method == algorithm::nsga2))
     throw parameter_error("algorithm", nobj == 2 ? "two objectives need algorithm nsga2"
                                                  : "nsga2 needs two objectives");
@@ -513,7 +569,8 @@ optimization_result optimize(const robust_problem& problem, std::span<const doub
     return x;
   };
   std::vector<double> u0(d);
-  for (std::size_t k = 0; k < d; ++k) u0[k] = (start[k] - problem.low()[k]) / (problem.high()[k] - problem.low()[k]);
+  for (std::size_t k = 0; k < d; ++k)
+    u0[k] = (start[k] - problem.low()[k]) / (problem.high()[k] - problem.low()[k]);
 
   const std::size_t first = log.records().size();
   detail::box_problem box;
@@ -523,12 +580,14 @@ optimization_result optimize(const robust_problem& problem, std::span<const doub
   box.evaluate = [&](const std::vector<std::vector<double>>& us, bool local_stage) {
     std::vector<std::vector<double>> xs;
     for (const auto& u : us) xs.push_back(to_x(u));
-    const auto values = log.evaluate(problem, model, local_stage ? phase::local : phase::global, xs);
+    const auto values =
+        log.evaluate(problem, model, local_stage ? phase::local : phase::global, xs);
     std::vector<detail::box_point> points;
     for (const auto& v : values) {
       detail::box_point p;
       for (std::size_t k = 0; k < nobj; ++k)
-        p.objectives.push_back(problem.objectives()[k].maximize ? -v.objectives[k] : v.objectives[k]);
+        p.objectives.push_back(problem.objectives()[k].maximize ? -v.objectives[k]
+                                                                : v.objectives[k]);
       for (std::size_t k = 0; k < v.constraints.size(); ++k)
         p.constraints.push_back(problem.constraints()[k].normalised(v.constraints[k]));
       p.violation = v.violation;

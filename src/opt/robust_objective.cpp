@@ -20,10 +20,14 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 std::string_view to_string(statistic s) {
   switch (s) {
-    case statistic::mean: return "mean";
-    case statistic::mean_plus_sd: return "mean_plus_sd";
-    case statistic::quantile: return "quantile";
-    case statistic::probability: return "probability";
+    case statistic::mean:
+      return "mean";
+    case statistic::mean_plus_sd:
+      return "mean_plus_sd";
+    case statistic::quantile:
+      return "quantile";
+    case statistic::probability:
+      return "probability";
   }
   return "?";
 }
@@ -31,7 +35,8 @@ std::string_view to_string(statistic s) {
 void measure::validate(const std::string& field) const {
   if (output.empty()) throw parameter_error(field + ".output", field + ".output is empty");
   switch (kind) {
-    case statistic::mean: break;
+    case statistic::mean:
+      break;
     case statistic::mean_plus_sd:
       require(kappa >= 0 && std::isfinite(kappa), field + ".kappa", kappa, "", "finite and >= 0");
       break;
@@ -49,9 +54,12 @@ void measure::validate(const std::string& field) const {
 std::string measure::describe(std::string_view unit) const {
   const std::string u = unit.empty() ? "" : fmt::format(" {}", unit);
   switch (kind) {
-    case statistic::mean: return fmt::format("mean({})", output);
-    case statistic::mean_plus_sd: return fmt::format("mean+{}sd({})", kappa, output);
-    case statistic::quantile: return fmt::format("q{}({})", level, output);
+    case statistic::mean:
+      return fmt::format("mean({})", output);
+    case statistic::mean_plus_sd:
+      return fmt::format("mean+{}sd({})", kappa, output);
+    case statistic::quantile:
+      return fmt::format("q{}({})", level, output);
     case statistic::probability:
       return fmt::format("P({} {} {:.6g}{})", output, above ? ">" : "<", limit, u);
   }
@@ -61,7 +69,8 @@ std::string measure::describe(std::string_view unit) const {
 void constraint::validate(const std::string& field) const {
   what.validate(field);
   if (max.has_value() == min.has_value())
-    throw parameter_error(field + ".max", fmt::format("{}: give exactly one of max and min", field));
+    throw parameter_error(field + ".max",
+                          fmt::format("{}: give exactly one of max and min", field));
   const double bound = max ? *max : *min;
   require(std::isfinite(bound), field + (max ? ".max" : ".min"), bound, "", "finite");
 }
@@ -82,7 +91,8 @@ double evaluate_measure(const measure& m, std::span<const double> y) {
     return s / n;
   };
   switch (m.kind) {
-    case statistic::mean: return mean();
+    case statistic::mean:
+      return mean();
     case statistic::mean_plus_sd: {
       const double mu = mean();
       double ss = 0.0;
@@ -113,9 +123,10 @@ double evaluate_measure(const measure& m, std::span<const double> y) {
   return nan;
 }
 
-robust_problem::robust_problem(model::model m, io::sample_matrix samples, std::vector<std::size_t> design,
-                               std::vector<double> low, std::vector<double> high,
-                               std::vector<objective> objectives, std::vector<constraint> constraints)
+robust_problem::robust_problem(model::model m, io::sample_matrix samples,
+                               std::vector<std::size_t> design, std::vector<double> low,
+                               std::vector<double> high, std::vector<objective> objectives,
+                               std::vector<constraint> constraints)
     : model_(std::move(m)),
       samples_(std::move(samples)),
       design_(std::move(design)),
@@ -136,23 +147,25 @@ robust_problem::robust_problem(model::model m, io::sample_matrix samples, std::v
   for (std::size_t k = 0; k < design_.size(); ++k) {
     const auto field = fmt::format("design[{}]", k);
     if (design_[k] >= inputs || !seen.insert(design_[k]).second)
-      throw parameter_error(field, fmt::format("{} = {}: not a distinct input index below {}", field,
-                                               design_[k], inputs));
+      throw parameter_error(field, fmt::format("{} = {}: not a distinct input index below {}",
+                                               field, design_[k], inputs));
     if (!(low_[k] < high_[k]) || !std::isfinite(low_[k]) || !std::isfinite(high_[k]))
       throw parameter_error(fmt::format("high[{}]", k),
                             fmt::format("{}: bounds [{}, {}] must be finite with low < high",
                                         model_.inputs()[design_[k]].name, low_[k], high_[k]));
   }
   if (objectives_.empty() || objectives_.size() > 2)
-    throw parameter_error("objectives",
-                          fmt::format("{} objectives: give one, or two for a Pareto front", objectives_.size()));
+    throw parameter_error(
+        "objectives",
+        fmt::format("{} objectives: give one, or two for a Pareto front", objectives_.size()));
   const auto column = [&](const measure& what, const std::string& field) {
     what.validate(field);
     const auto names = model_.output_names();
     const auto at = std::find(names.begin(), names.end(), what.output);
     if (at == names.end())
-      throw parameter_error(field + ".output", fmt::format("{}.output = '{}': model {} has outputs {}", field,
-                                                           what.output, model_.name(), fmt::join(names, ", ")));
+      throw parameter_error(field + ".output",
+                            fmt::format("{}.output = '{}': model {} has outputs {}", field,
+                                        what.output, model_.name(), fmt::join(names, ", ")));
     return static_cast<std::size_t>(at - names.begin());
   };
   for (std::size_t k = 0; k < objectives_.size(); ++k)
@@ -166,7 +179,8 @@ robust_problem::robust_problem(model::model m, io::sample_matrix samples, std::v
 io::sample_matrix robust_problem::sample_outputs(std::span<const double> x, std::size_t* failed,
                                                  std::string* message) const {
   if (x.size() != design_.size())
-    throw std::invalid_argument(fmt::format("a design of {} values for {} design variables", x.size(), design_.size()));
+    throw std::invalid_argument(
+        fmt::format("a design of {} values for {} design variables", x.size(), design_.size()));
   const auto n = samples_.rows();
   const auto m = static_cast<Eigen::Index>(model_.outputs().size());
   io::sample_matrix out = io::sample_matrix::Constant(n, m, nan);
@@ -179,7 +193,8 @@ io::sample_matrix robust_problem::sample_outputs(std::span<const double> x, std:
       for (Eigen::Index j = 0; j < m; ++j) out(i, j) = e.outputs[static_cast<std::size_t>(j)];
     } catch (const std::exception& error) {
       errors[static_cast<std::size_t>(i)] = error.what();
-      if (errors[static_cast<std::size_t>(i)].empty()) errors[static_cast<std::size_t>(i)] = "failed";
+      if (errors[static_cast<std::size_t>(i)].empty())
+        errors[static_cast<std::size_t>(i)] = "failed";
     }
   };
   if (model_.thread_safe())
@@ -202,7 +217,8 @@ robust_value robust_problem::measures(const io::sample_matrix& outputs) const {
   for (Eigen::Index j = 0; j < outputs.cols(); ++j) {
     auto& c = columns[static_cast<std::size_t>(j)];
     c.resize(static_cast<std::size_t>(outputs.rows()));
-    for (Eigen::Index i = 0; i < outputs.rows(); ++i) c[static_cast<std::size_t>(i)] = outputs(i, j);
+    for (Eigen::Index i = 0; i < outputs.rows(); ++i)
+      c[static_cast<std::size_t>(i)] = outputs(i, j);
   }
   const auto value = [&](const measure& what, std::size_t column) {
     const auto& y = columns[column];
@@ -254,21 +270,24 @@ io::sample_matrix crn_samples(const study::ensemble_study& study, const model::m
       out.col(static_cast<Eigen::Index>(i)) = base.col(static_cast<Eigen::Index>(j));
     } else {
       if (std::isnan(v.nominal))
-        throw parameter_error(v.name, fmt::format("model {} needs a value for input {}, which the study does not set",
-                                                  m.name(), v.name));
+        throw parameter_error(
+            v.name, fmt::format("model {} needs a value for input {}, which the study does not set",
+                                m.name(), v.name));
       out.col(static_cast<Eigen::Index>(i)).setConstant(v.nominal);
     }
   }
   for (std::size_t j = 0; j < study.inputs.size(); ++j)
     if (!used[j] && study.inputs[j].role != io::input_role::fixed)
-      throw parameter_error(study.inputs[j].name,
-                            fmt::format("the study varies {} ({}), which model {} does not have", study.inputs[j].name,
-                                        io::to_string(study.inputs[j].role), m.name()));
+      throw parameter_error(
+          study.inputs[j].name,
+          fmt::format("the study varies {} ({}), which model {} does not have",
+                      study.inputs[j].name, io::to_string(study.inputs[j].role), m.name()));
   return out;
 }
 
 robust_problem make_robust_problem(const study::ensemble_study& study, const model::model& m,
-                                   std::vector<objective> objectives, std::vector<constraint> constraints) {
+                                   std::vector<objective> objectives,
+                                   std::vector<constraint> constraints) {
   io::sample_matrix samples = crn_samples(study, m);
   std::vector<std::size_t> design;
   std::vector<double> low, high;

@@ -23,9 +23,11 @@ opt::measure read_measure(const io::study_table& t, const model::model& m) {
   const auto names = m.output_names();
   const auto at = std::find(names.begin(), names.end(), what.output);
   if (at == names.end())
-    t.fail("output", fmt::format("not an output of model {}; its outputs: {}", m.name(), fmt::join(names, ", ")));
+    t.fail("output", fmt::format("not an output of model {}; its outputs: {}", m.name(),
+                                 fmt::join(names, ", ")));
   const u::dimension dim = m.outputs()[static_cast<std::size_t>(at - names.begin())].dim;
-  const std::string kind = t.choice("statistic", {"mean", "mean_plus_sd", "quantile", "probability"});
+  const std::string kind =
+      t.choice("statistic", {"mean", "mean_plus_sd", "quantile", "probability"});
   const auto only = [&](std::initializer_list<std::string_view> keys, std::string_view statistic) {
     for (std::string_view key : keys)
       if (t.has(key)) t.fail(key, fmt::format("only for statistic = \"{}\"", statistic));
@@ -40,7 +42,8 @@ opt::measure read_measure(const io::study_table& t, const model::model& m) {
     what.level = t.quantity("level", u::dimensionless);
   } else {
     what.kind = opt::statistic::probability;
-    if (t.has("above") == t.has("below")) t.fail("statistic", "a probability needs exactly one of above and below");
+    if (t.has("above") == t.has("below"))
+      t.fail("statistic", "a probability needs exactly one of above and below");
     what.above = t.has("above");
     what.limit = t.quantity(what.above ? "above" : "below", dim);
     what.smoothing = t.quantity_or("smoothing", dim, 0.0);
@@ -68,10 +71,9 @@ u::dimension measure_dimension(const opt::measure& what, const model::model& m) 
 opt::optimizer_options read_options(const io::study_table& t) {
   opt::optimizer_options o;
   const auto algorithm = [&](std::string_view key, opt::algorithm fallback) {
-    return opt::parse_algorithm(t.choice(key,
-                                         {"hybrid", "sga", "de", "cmaes", "nsga2", "slsqp", "mma", "lbfgs",
-                                          "cobyla", "bobyqa"},
-                                         opt::to_string(fallback)));
+    return opt::parse_algorithm(t.choice(
+        key, {"hybrid", "sga", "de", "cmaes", "nsga2", "slsqp", "mma", "lbfgs", "cobyla", "bobyqa"},
+        opt::to_string(fallback)));
   };
   o.method = algorithm("algorithm", o.method);
   o.global = algorithm("global", o.global);
@@ -88,9 +90,11 @@ opt::optimizer_options read_options(const io::study_table& t) {
   o.xtol = t.quantity_or("xtol", u::dimensionless, o.xtol);
   o.ftol = t.quantity_or("ftol", u::dimensionless, o.ftol);
   o.gradient_step = t.quantity_or("gradient_step", u::dimensionless, o.gradient_step);
-  o.constraint_tolerance = t.quantity_or("constraint_tolerance", u::dimensionless, o.constraint_tolerance);
-  o.over_models = t.choice("over_models", {"worst", "mean"}, "worst") == "worst" ? opt::model_aggregate::worst
-                                                                                 : opt::model_aggregate::mean;
+  o.constraint_tolerance =
+      t.quantity_or("constraint_tolerance", u::dimensionless, o.constraint_tolerance);
+  o.over_models = t.choice("over_models", {"worst", "mean"}, "worst") == "worst"
+                      ? opt::model_aggregate::worst
+                      : opt::model_aggregate::mean;
   try {
     o.validate();
   } catch (const parameter_error& e) {
@@ -107,22 +111,28 @@ optimization_study read_optimization_study(const io::study_document& doc) {
   if (s.base.design_variables().empty())
     root.table("parameters").fail("no parameter has role \"design\": there is nothing to optimise");
   const io::study_table t = root.table("optimization");
-  t.allow_only({"algorithm", "global", "local", "seed", "population", "generations", "evaluations", "xtol", "ftol",
-                "gradient_step", "constraint_tolerance", "over_models", "objective", "constraint"});
+  t.allow_only({"algorithm", "global", "local", "seed", "population", "generations", "evaluations",
+                "xtol", "ftol", "gradient_step", "constraint_tolerance", "over_models", "objective",
+                "constraint"});
   s.optimizer = read_options(t);
   const model::model& m = s.base.model;
   for (const io::study_table& o : t.tables("objective")) {
     o.allow_only({"output", "statistic", "kappa", "level", "above", "below", "smoothing", "sense"});
-    opt::objective objective{read_measure(o, m), o.choice("sense", {"minimize", "maximize"}, "minimize") == "maximize"};
+    opt::objective objective{read_measure(o, m),
+                             o.choice("sense", {"minimize", "maximize"}, "minimize") == "maximize"};
     s.objectives.push_back(std::move(objective));
   }
-  if (s.objectives.size() > 2) t.fail("objective", fmt::format("{} objectives: give one, or two for nsga2", s.objectives.size()));
+  if (s.objectives.size() > 2)
+    t.fail("objective",
+           fmt::format("{} objectives: give one, or two for nsga2", s.objectives.size()));
   if ((s.objectives.size() == 2) != (s.optimizer.method == opt::algorithm::nsga2))
-    t.fail("algorithm", s.objectives.size() == 2 ? "two objectives need algorithm = \"nsga2\""
-                                                 : "nsga2 needs two [[optimization.objective]] tables");
+    t.fail("algorithm", s.objectives.size() == 2
+                            ? "two objectives need algorithm = \"nsga2\""
+                            : "nsga2 needs two [[optimization.objective]] tables");
   if (t.has("constraint")) {
     for (const io::study_table& c : t.tables("constraint")) {
-      c.allow_only({"output", "statistic", "kappa", "level", "above", "below", "smoothing", "max", "min"});
+      c.allow_only(
+          {"output", "statistic", "kappa", "level", "above", "below", "smoothing", "max", "min"});
       opt::constraint constraint;
       constraint.what = read_measure(c, m);
       if (c.has("max") == c.has("min")) c.fail("give exactly one of max and min");
@@ -133,7 +143,8 @@ optimization_study read_optimization_study(const io::study_document& doc) {
         constraint.min = c.quantity("min", dim);
       if (constraint.what.kind == opt::statistic::probability) {
         const double bound = constraint.max ? *constraint.max : *constraint.min;
-        if (bound < 0 || bound > 1) c.fail(constraint.max ? "max" : "min", "a probability bound must lie in [0, 1]");
+        if (bound < 0 || bound > 1)
+          c.fail(constraint.max ? "max" : "min", "a probability bound must lie in [0, 1]");
       }
       s.constraints.push_back(std::move(constraint));
     }

@@ -1,9 +1,8 @@
 // `contactuq optimize` as a user runs it: table printed, file written, stopped and resumed,
 // plotted.
-#include <catch2/catch.hpp>
-
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +18,8 @@ using Catch::Matchers::Contains;
 namespace {
 
 struct scratch_dir {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("contactuq-optimize-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("contactuq-optimize-" + std::to_string(::getpid()));
   scratch_dir() { std::filesystem::create_directories(dir); }
   ~scratch_dir() {
     std::error_code ignored;
@@ -51,7 +51,8 @@ std::string small_study(const scratch_dir& s, const std::string& extra = "") {
 }
 
 bool same(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 }  // namespace
@@ -62,7 +63,8 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
   const auto full = run_cli("optimize " + study + " -o " + (s / "full.h5") + " -j 2");
   INFO(full.output);
   REQUIRE(full.exit_code == 0);
-  CHECK_THAT(full.output, Contains("model receptacle_pin: optimal") && Contains("mean+3sd(peak_insertion)") &&
+  CHECK_THAT(full.output, Contains("model receptacle_pin: optimal") &&
+                              Contains("mean+3sd(peak_insertion)") &&
                               Contains("P(peak_withdrawal < 0.00490333 N)") && Contains("regret"));
   const auto a = io::read_optimization(s / "full.h5");
   REQUIRE(a.finished);
@@ -73,7 +75,8 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
   CHECK(a.regret(0, 0) == 0.0);
   // The best design is one of the evaluated designs, within the bounds.
   const std::vector<double> best{a.best_x(0, 0), a.best_x(0, 1)};
-  CHECK(std::any_of(a.history.begin(), a.history.end(), [&](const auto& r) { return same(r.x, best); }));
+  CHECK(std::any_of(a.history.begin(), a.history.end(),
+                    [&](const auto& r) { return same(r.x, best); }));
   CHECK(best[0] >= a.schema.low[0]);
   CHECK(best[0] <= a.schema.high[0]);
 
@@ -89,8 +92,9 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
   const auto resumed = run_cli("optimize " + study + " -o " + (s / "part.h5") + " -j 2 --resume");
   INFO(resumed.output);
   REQUIRE(resumed.exit_code == 0);
-  CHECK_THAT(resumed.output, Contains(std::to_string(b.history.size()) + " replayed") &&
-                                 Contains(std::to_string(a.history.size() - b.history.size()) + " new"));
+  CHECK_THAT(resumed.output,
+             Contains(std::to_string(b.history.size()) + " replayed") &&
+                 Contains(std::to_string(a.history.size() - b.history.size()) + " new"));
   const auto c = io::read_optimization(s / "part.h5");
   REQUIRE(c.finished);
   REQUIRE(c.history.size() == a.history.size());
@@ -106,19 +110,24 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
   const auto other = run_cli("optimize " + study + " -o " + (s / "part.h5") + " --resume");
   CHECK(other.exit_code == 2);
   CHECK_THAT(other.output, Contains("different study"));
-
 }
 
-TEST_CASE("optimize reports bad studies with file, line and key, and infeasible problems with exit code 1") {
+TEST_CASE(
+    "optimize reports bad studies with file, line and key, and infeasible problems with exit code "
+    "1") {
   scratch_dir s;
-  const std::string bad = small_study(s, "[[optimization.constraint]]\noutput = \"peak_force\"\nstatistic = \"mean\"\nmax = \"1 N\"\n");
+  const std::string bad = small_study(s,
+                                      "[[optimization.constraint]]\noutput = "
+                                      "\"peak_force\"\nstatistic = \"mean\"\nmax = \"1 N\"\n");
   const auto r = run_cli("optimize " + bad + " -o " + (s / "bad.h5"));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Contains("study.toml:") && Contains("optimization.constraint[2].output") &&
                            Contains("peak_insertion"));
   // No part may hold the pin with less than 1000 N: infeasible, least-violating design printed.
   const std::string impossible =
-      small_study(s, "[[optimization.constraint]]\noutput = \"peak_withdrawal\"\nstatistic = \"mean\"\nmin = \"1000 N\"\n");
+      small_study(s,
+                  "[[optimization.constraint]]\noutput = \"peak_withdrawal\"\nstatistic = "
+                  "\"mean\"\nmin = \"1000 N\"\n");
   const auto i = run_cli("optimize " + impossible + " -o " + (s / "infeasible.h5"));
   INFO(i.output);
   CHECK(i.exit_code == 1);
@@ -129,15 +138,17 @@ TEST_CASE("optimize reports bad studies with file, line and key, and infeasible 
   CHECK(f.best_x(0, 0) == Approx(f.schema.high[0]).epsilon(0.02));
 }
 
-TEST_CASE("contactuq plot draws the convergence, the designs and the regret matrix of an optimisation file") {
+TEST_CASE(
+    "contactuq plot draws the convergence, the designs and the regret matrix of an optimisation "
+    "file") {
   scratch_dir s;
   const std::string study = small_study(s);
   REQUIRE(run_cli("optimize " + study + " -o " + (s / "plot.h5") + " -q").exit_code == 0);
   // The figures of the file.
   const std::string outdir = s / "plots";
   const std::string command = "PYTHONPATH='" + std::string(CONTACTUQ_SOURCE_DIR) +
-                              "/python' /usr/bin/python3 -m contactuq.plot '" + (s / "plot.h5") + "' --outdir '" +
-                              outdir + "' 2>&1";
+                              "/python' /usr/bin/python3 -m contactuq.plot '" + (s / "plot.h5") +
+                              "' --outdir '" + outdir + "' 2>&1";
   REQUIRE(std::system(command.c_str()) == 0);
   for (const char* name : {"convergence.png", "designs.png", "regret.png"}) {
     const auto path = std::filesystem::path(outdir) / name;

@@ -1,10 +1,9 @@
 // The optimisation file: history readable while written, results at the end.
 #include "contactuq/io/optimization_store.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 
 using namespace contactuq;
@@ -48,7 +47,8 @@ opt::evaluation_record record(std::size_t model, double k) {
 }  // namespace
 
 TEST_CASE("optimisation files keep every evaluation, readable before the run finishes") {
-  const auto path = std::filesystem::temp_directory_path() / ("contactuq-opt-store-" + std::to_string(::getpid()) + ".h5");
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("contactuq-opt-store-" + std::to_string(::getpid()) + ".h5");
   auto writer = io::optimization_writer::create(path, schema());
   const std::vector<opt::evaluation_record> first{record(0, 1.5), record(0, 2.75)};
   writer.append(first);
@@ -73,7 +73,8 @@ TEST_CASE("optimisation files keep every evaluation, readable before the run fin
   // A record of the wrong shape is refused.
   auto wrong = record(0, 1.0);
   wrong.x.push_back(0.0);
-  CHECK_THROWS_WITH(writer.append(std::vector<opt::evaluation_record>{wrong}), Contains("3 design values"));
+  CHECK_THROWS_WITH(writer.append(std::vector<opt::evaluation_record>{wrong}),
+                    Contains("3 design values"));
 
   opt::epistemic_result result;
   result.models = {"a", "b"};

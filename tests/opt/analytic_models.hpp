@@ -27,11 +27,16 @@ namespace u = contactuq::units;
 // Throws model_error when x2 < -5 (outside every test's bounds but the failure test's).
 struct robust_quadratic {
   std::vector<variable> inputs() const {
-    return {{"x1", u::dimensionless, 0.0}, {"x2", u::dimensionless, 0.0}, {"xi", u::dimensionless, 0.0}};
+    return {{"x1", u::dimensionless, 0.0},
+            {"x2", u::dimensionless, 0.0},
+            {"xi", u::dimensionless, 0.0}};
   }
   std::vector<variable> outputs() const {
-    return {{"y", u::dimensionless}, {"g", u::dimensionless}, {"h", u::dimensionless},
-            {"a", u::dimensionless}, {"b", u::dimensionless}};
+    return {{"y", u::dimensionless},
+            {"g", u::dimensionless},
+            {"h", u::dimensionless},
+            {"a", u::dimensionless},
+            {"b", u::dimensionless}};
   }
   bool thread_safe() const { return true; }
   evaluation evaluate(std::span<const double> x) const {
@@ -46,10 +51,14 @@ struct robust_quadratic {
 // Inputs x (design), xi (aleatoric); y = (x - c)^2 + xi. Optimum of mean(y): x = c.
 struct shifted_parabola {
   double c = 0.0;
-  std::vector<variable> inputs() const { return {{"x", u::dimensionless, 0.0}, {"xi", u::dimensionless, 0.0}}; }
+  std::vector<variable> inputs() const {
+    return {{"x", u::dimensionless, 0.0}, {"xi", u::dimensionless, 0.0}};
+  }
   std::vector<variable> outputs() const { return {{"y", u::dimensionless}}; }
   bool thread_safe() const { return true; }
-  evaluation evaluate(std::span<const double> x) const { return {{(x[0] - c) * (x[0] - c) + x[1]}, {}}; }
+  evaluation evaluate(std::span<const double> x) const {
+    return {{(x[0] - c) * (x[0] - c) + x[1]}, {}};
+  }
 };
 
 inline void register_models() {
@@ -88,7 +97,8 @@ distribution = "normal"
 mean = 0
 sd = 1
 [sampling]
-samples = )" + std::to_string(samples) +
+samples = )" +
+         std::to_string(samples) +
          R"(
 seed = 3
 [optimization]

@@ -55,12 +55,14 @@ TEST_CASE("the regret matrix has a zero diagonal and the squared distances of th
   CAPTURE(algorithm);
   const auto s = parabola_study(algorithm);
   opt::history log;
-  const auto r = opt::optimize_over_models(three_models(), s.base, s.objectives, s.constraints, s.optimizer, log);
+  const auto r = opt::optimize_over_models(three_models(), s.base, s.objectives, s.constraints,
+                                           s.optimizer, log);
   const std::vector<double> c{1.0, 3.0, 2.5};
   REQUIRE(r.optima.size() == 3);
   REQUIRE(r.regret.rows() == 3);
   for (Eigen::Index i = 0; i < 3; ++i) {
-    CHECK(r.optima[static_cast<std::size_t>(i)].x[0] == Approx(c[static_cast<std::size_t>(i)]).margin(1e-3));
+    CHECK(r.optima[static_cast<std::size_t>(i)].x[0] ==
+          Approx(c[static_cast<std::size_t>(i)]).margin(1e-3));
     // The optimum evaluated again under its own model: the same bits (CRN), so exactly 0.
     CHECK(r.regret(i, i) == 0.0);
     for (Eigen::Index j = 0; j < 3; ++j) {
@@ -85,7 +87,8 @@ TEST_CASE("the mean-regret design minimises the average regret") {
   auto s = parabola_study("cobyla");
   s.optimizer.over_models = opt::model_aggregate::mean;
   opt::history log;
-  const auto r = opt::optimize_over_models(three_models(), s.base, s.objectives, s.constraints, s.optimizer, log);
+  const auto r = opt::optimize_over_models(three_models(), s.base, s.objectives, s.constraints,
+                                           s.optimizer, log);
   // mean_j (x - c_j)^2 is least at the mean of the c_j.
   CHECK(r.robust.x[0] == Approx((1.0 + 3.0 + 2.5) / 3).margin(2e-3));
 }
@@ -93,12 +96,12 @@ TEST_CASE("the mean-regret design minimises the average regret") {
 TEST_CASE("one model: a 1 x 1 regret matrix and no design over models; bad lists rejected") {
   const auto s = parabola_study("cobyla");
   opt::history log;
-  const auto r = opt::optimize_over_models({{"only", s.base.model}}, s.base, s.objectives, s.constraints, s.optimizer,
-                                           log);
+  const auto r = opt::optimize_over_models({{"only", s.base.model}}, s.base, s.objectives,
+                                           s.constraints, s.optimizer, log);
   CHECK(r.regret.size() == 1);
   CHECK(r.regret(0, 0) == 0.0);
   CHECK_FALSE(r.has_robust);
-  CHECK_THROWS_WITH(opt::optimize_over_models({{"a", s.base.model}, {"a", s.base.model}}, s.base, s.objectives,
-                                              s.constraints, s.optimizer, log),
+  CHECK_THROWS_WITH(opt::optimize_over_models({{"a", s.base.model}, {"a", s.base.model}}, s.base,
+                                              s.objectives, s.constraints, s.optimizer, log),
                     Contains("used twice"));
 }

@@ -1,13 +1,12 @@
 // Every optimiser against analytic robust problems whose CRN optimum is known in closed form.
 #include "contactuq/opt/optimizer.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 #include <atomic>
-#include <memory>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "analytic_models.hpp"
 #include "contactuq/study/optimization_study.hpp"
@@ -24,8 +23,8 @@ struct setup {
 
 setup make(const std::string& optimization, int samples = 64) {
   opt_test::register_models();
-  auto s = study::read_optimization_study(
-      io::study_document::parse(opt_test::quadratic_study(optimization, samples), "quadratic.toml"));
+  auto s = study::read_optimization_study(io::study_document::parse(
+      opt_test::quadratic_study(optimization, samples), "quadratic.toml"));
   auto p = opt::make_robust_problem(s.base, s.base.model, s.objectives, s.constraints);
   return {std::move(s), std::move(p)};
 }
@@ -56,19 +55,22 @@ opt::optimizer_options options_for(opt::algorithm a) {
 
 double tolerance_for(opt::algorithm a) {
   switch (a) {
-    case opt::algorithm::sga: return 0.08;  // a plain GA converges slowly near the optimum
+    case opt::algorithm::sga:
+      return 0.08;  // a plain GA converges slowly near the optimum
     case opt::algorithm::de:
-    case opt::algorithm::cmaes: return 2e-3;
-    default: return 2e-4;
+    case opt::algorithm::cmaes:
+      return 2e-3;
+    default:
+      return 2e-4;
   }
 }
 
 }  // namespace
 
 TEST_CASE("every optimiser finds the robust optimum of mean + 3 sd, away from the nominal one") {
-  const auto a = GENERATE(opt::algorithm::sga, opt::algorithm::de, opt::algorithm::cmaes, opt::algorithm::slsqp,
-                          opt::algorithm::mma, opt::algorithm::lbfgs, opt::algorithm::cobyla, opt::algorithm::bobyqa,
-                          opt::algorithm::hybrid);
+  const auto a = GENERATE(opt::algorithm::sga, opt::algorithm::de, opt::algorithm::cmaes,
+                          opt::algorithm::slsqp, opt::algorithm::mma, opt::algorithm::lbfgs,
+                          opt::algorithm::cobyla, opt::algorithm::bobyqa, opt::algorithm::hybrid);
   CAPTURE(opt::to_string(a));
   auto [s, p] = make(R"([[optimization.objective]]
 output = "y"
@@ -88,12 +90,14 @@ kappa = 3
   CHECK(r.feasible);
   CHECK(r.x[0] == Approx(expected[0]).margin(tolerance_for(a)));
   CHECK(r.x[1] == Approx(expected[1]).margin(tolerance_for(a)));
-  CHECK(r.value.objectives[0] == Approx(j_star).margin(tolerance_for(a) * tolerance_for(a) * 4 + 1e-9));
+  CHECK(r.value.objectives[0] ==
+        Approx(j_star).margin(tolerance_for(a) * tolerance_for(a) * 4 + 1e-9));
   // The robust optimum is not the nominal one (2, 1).
   CHECK(std::hypot(r.x[0] - 2, r.x[1] - 1) > 0.9);
   // Every evaluation is in the history, and the reported design is one of them.
   CHECK(r.evaluations == log.records().size());
-  CHECK(std::any_of(log.records().begin(), log.records().end(), [&](const auto& rec) { return rec.x == r.x; }));
+  CHECK(std::any_of(log.records().begin(), log.records().end(),
+                    [&](const auto& rec) { return rec.x == r.x; }));
   CHECK(log.records().front().x == s.start());
 }
 
@@ -102,8 +106,9 @@ TEST_CASE("optimisers meet a chance constraint at its CRN boundary") {
   // x1 sits on the boundary. Sharp indicator (global methods): at most 10 of the 100 samples
   // may exceed, x1 <= 1 - xi_(90) (ascending, 1-based). Smoothed with width w (local methods):
   // (1/N) sum_i 1 / (1 + exp(-(x1 + xi_i - 1) / w)) = 0.1, solved here by bisection.
-  const auto a = GENERATE(opt::algorithm::de, opt::algorithm::cmaes, opt::algorithm::slsqp, opt::algorithm::mma,
-                          opt::algorithm::cobyla, opt::algorithm::lbfgs, opt::algorithm::bobyqa);
+  const auto a = GENERATE(opt::algorithm::de, opt::algorithm::cmaes, opt::algorithm::slsqp,
+                          opt::algorithm::mma, opt::algorithm::cobyla, opt::algorithm::lbfgs,
+                          opt::algorithm::bobyqa);
   CAPTURE(opt::to_string(a));
   const bool smooth = !opt::is_global(a);
   const double w = 0.05;
@@ -145,7 +150,8 @@ max = 0.1
 
 TEST_CASE("an infeasible problem is reported as infeasible with the least-violating design") {
   // mean(h) = x1^2 + x2^2 + 1 + 0.1 m > 0.5 everywhere; least violation at (0, 0).
-  const auto a = GENERATE(opt::algorithm::de, opt::algorithm::slsqp, opt::algorithm::cobyla, opt::algorithm::hybrid);
+  const auto a = GENERATE(opt::algorithm::de, opt::algorithm::slsqp, opt::algorithm::cobyla,
+                          opt::algorithm::hybrid);
   CAPTURE(opt::to_string(a));
   auto [s, p] = make(R"([[optimization.objective]]
 output = "y"
@@ -185,7 +191,8 @@ statistic = "mean"
   opt::history log;
   const auto r = opt::optimize(p, s.start(), o, log);
   REQUIRE(r.pareto_objectives.size() >= 10);
-  for (const auto& f : r.pareto_objectives) CHECK(std::sqrt(f[0]) + std::sqrt(f[1]) == Approx(2).margin(0.05));
+  for (const auto& f : r.pareto_objectives)
+    CHECK(std::sqrt(f[0]) + std::sqrt(f[1]) == Approx(2).margin(0.05));
   CHECK(r.pareto_objectives.front()[0] < 0.05);
   CHECK(r.pareto_objectives.back()[1] < 0.05);
   CHECK(std::is_sorted(r.pareto_objectives.begin(), r.pareto_objectives.end()));

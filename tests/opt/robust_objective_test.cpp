@@ -1,9 +1,9 @@
 // Robust measures on a fixed sample set: the formulas, common random numbers, failures.
 #include "contactuq/opt/robust_objective.hpp"
 
-#include <catch2/catch.hpp>
 #include <tbb/global_control.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 
@@ -17,8 +17,8 @@ namespace {
 
 study::optimization_study quadratic(const std::string& optimization, int samples = 64) {
   opt_test::register_models();
-  return study::read_optimization_study(
-      io::study_document::parse(opt_test::quadratic_study(optimization, samples), "quadratic.toml"));
+  return study::read_optimization_study(io::study_document::parse(
+      opt_test::quadratic_study(optimization, samples), "quadratic.toml"));
 }
 
 const char* mean_y = R"(algorithm = "slsqp"
@@ -56,7 +56,8 @@ TEST_CASE("measures follow their definitions on a small set") {
   m.above = true;
   m.smoothing = 0.5;
   // t / w = (y - limit) / w = 4, -2, 2, 0
-  const double logistic = (1 / (1 + std::exp(-4.0)) + 1 / (1 + std::exp(2.0)) + 1 / (1 + std::exp(-2.0)) + 0.5) / 4;
+  const double logistic =
+      (1 / (1 + std::exp(-4.0)) + 1 / (1 + std::exp(2.0)) + 1 / (1 + std::exp(-2.0)) + 0.5) / 4;
   CHECK(opt::evaluate_measure(m, y) == Approx(logistic));
   // The smoothed indicator tends to the step as the width goes to 0.
   m.smoothing = 1e-6;
@@ -108,7 +109,8 @@ output = "y"
 statistic = "quantile"
 level = 0.9
 max = 5
-)", 256);
+)",
+                           256);
   const auto p = problem_of(s);
   const std::vector<double> x{1.3, 0.2};
   const opt::robust_value first = p.evaluate(x);
@@ -137,8 +139,8 @@ max = 5
 
 TEST_CASE("a design whose model fails is infeasible, with the failure's message") {
   const auto s = quadratic(mean_y, 16);
-  const auto p = opt::robust_problem(s.base.model, opt::crn_samples(s.base, s.base.model), {0, 1}, {-1, -10}, {4, 3},
-                                     s.objectives, s.constraints);
+  const auto p = opt::robust_problem(s.base.model, opt::crn_samples(s.base, s.base.model), {0, 1},
+                                     {-1, -10}, {4, 3}, s.objectives, s.constraints);
   const auto v = p.evaluate(std::vector<double>{0.0, -6.0});
   CHECK(v.failed == 16);
   CHECK(std::isnan(v.objectives[0]));

@@ -11,7 +11,6 @@
 // one, so a crash never leaves half a file at the path.
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -28,7 +27,7 @@ namespace contactuq::io {
 
 // What the file holds besides the history.
 struct optimization_schema {
-  std::string study_text;                 ///< the study file, verbatim; resume checks it
+  std::string study_text;  ///< the study file, verbatim; resume checks it
   std::string study_path;
   std::vector<std::string> design_names;  ///< design variables, in order, non-empty
   std::vector<std::string> design_units;  ///< SI unit of each
@@ -36,13 +35,14 @@ struct optimization_schema {
   std::vector<std::string> objectives;    ///< descriptions, e.g. "mean+3sd(peak_insertion)"
   std::vector<std::string> objective_units;
   std::vector<std::string> objective_senses;  ///< "minimize" or "maximize"
-  std::vector<std::string> constraints;   ///< descriptions, e.g. "P(peak_withdrawal < 0.5 N) <= 0.01"
+  std::vector<std::string>
+      constraints;  ///< descriptions, e.g. "P(peak_withdrawal < 0.5 N) <= 0.01"
   std::vector<std::string> constraint_units;
-  std::vector<std::string> models;        ///< model labels, index = evaluation_record::model
-  std::string algorithm;                  ///< e.g. "hybrid (de, then slsqp)"
+  std::vector<std::string> models;  ///< model labels, index = evaluation_record::model
+  std::string algorithm;            ///< e.g. "hybrid (de, then slsqp)"
   std::uint64_t seed = 0;
-  std::size_t samples = 0;                ///< N of the CRN set
-  std::string contactuq_version;          ///< "" is replaced by this library's version
+  std::size_t samples = 0;        ///< N of the CRN set
+  std::string contactuq_version;  ///< "" is replaced by this library's version
   std::string start_time, end_time, host;
   std::size_t threads = 1;
 
@@ -52,7 +52,8 @@ struct optimization_schema {
 class optimization_writer {
  public:
   // Creates the file at `path` (replacing one there) with no history yet.
-  static optimization_writer create(const std::filesystem::path& path, const optimization_schema& schema);
+  static optimization_writer create(const std::filesystem::path& path,
+                                    const optimization_schema& schema);
   optimization_writer(optimization_writer&&) noexcept;
   optimization_writer& operator=(optimization_writer&&) noexcept;
   ~optimization_writer();  // closes the file as it is (an interrupted run)
@@ -74,9 +75,9 @@ class optimization_writer {
 struct optimization_file {
   optimization_schema schema;
   std::vector<opt::evaluation_record> history;
-  bool finished = false;        ///< /results present
-  Eigen::MatrixXd regret;       ///< finished, one objective: models x models; else empty
-  Eigen::MatrixXd best_x;       ///< finished: models x design variables
+  bool finished = false;   ///< /results present
+  Eigen::MatrixXd regret;  ///< finished, one objective: models x models; else empty
+  Eigen::MatrixXd best_x;  ///< finished: models x design variables
 };
 // Throws hdf5::error or ensemble_error (not an optimisation file).
 optimization_file read_optimization(const std::filesystem::path& path);

@@ -19,7 +19,6 @@
 // regret matrix or robust design is computed.
 
 #include <Eigen/Core>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,16 +31,16 @@
 namespace contactuq::opt {
 
 struct epistemic_result {
-  std::vector<std::string> models;            ///< labels, in the order given
-  std::vector<optimization_result> optima;    ///< one per model
-  Eigen::MatrixXd cross;                      ///< models x models (empty for two objectives)
-  Eigen::MatrixXd regret;                     ///< models x models, diagonal 0
-  Eigen::MatrixXi cross_feasible;             ///< 1 where x_i* meets model j's constraints
+  std::vector<std::string> models;          ///< labels, in the order given
+  std::vector<optimization_result> optima;  ///< one per model
+  Eigen::MatrixXd cross;                    ///< models x models (empty for two objectives)
+  Eigen::MatrixXd regret;                   ///< models x models, diagonal 0
+  Eigen::MatrixXi cross_feasible;           ///< 1 where x_i* meets model j's constraints
   // The design over all models (only with more than one model and one objective).
   bool has_robust = false;
-  optimization_result robust;                 ///< value.objectives = {aggregated regret}
-  std::vector<double> robust_objective;       ///< J_j(x_robust) per model
-  std::vector<double> robust_regret;          ///< regret_j(x_robust) per model
+  optimization_result robust;            ///< value.objectives = {aggregated regret}
+  std::vector<double> robust_objective;  ///< J_j(x_robust) per model
+  std::vector<double> robust_regret;     ///< regret_j(x_robust) per model
 };
 
 // Optimises problems[i] (label, robust problem: same design variables in the same order)
@@ -49,16 +48,16 @@ struct epistemic_result {
 // model's optimisation, the cross evaluations (phase cross), then the design over all models
 // (phases models_global / models_local). Throws parameter_error for an empty list, repeated
 // labels or problems with different design bounds.
-epistemic_result optimize_over_models(const std::vector<std::pair<std::string, robust_problem>>& problems,
-                                      std::span<const double> start, const optimizer_options& options,
-                                      history& log);
+epistemic_result optimize_over_models(
+    const std::vector<std::pair<std::string, robust_problem>>& problems,
+    std::span<const double> start, const optimizer_options& options, history& log);
 
 // The same for labelled models of one study (read with design inputs): each model gets the
 // study's design variables, CRN set (crn_samples), objectives and constraints; the start is
 // the study's start values.
-epistemic_result optimize_over_models(const std::vector<std::pair<std::string, model::model>>& models,
-                                      const study::ensemble_study& study, const std::vector<objective>& objectives,
-                                      const std::vector<constraint>& constraints, const optimizer_options& options,
-                                      history& log);
+epistemic_result optimize_over_models(
+    const std::vector<std::pair<std::string, model::model>>& models,
+    const study::ensemble_study& study, const std::vector<objective>& objectives,
+    const std::vector<constraint>& constraints, const optimizer_options& options, history& log);
 
 }  // namespace contactuq::opt

@@ -61,16 +61,16 @@ std::string_view to_string(model_aggregate a);
 
 struct optimizer_options {
   algorithm method = algorithm::hybrid;
-  algorithm global = algorithm::de;     ///< hybrid's global stage: sga, de or cmaes
-  algorithm local = algorithm::slsqp;   ///< hybrid's polish: slsqp, mma, lbfgs, cobyla or bobyqa
-  std::uint64_t seed = 1;               ///< random seed of the global algorithms, < 2^32
-  std::size_t population = 20;          ///< global: designs per generation, >= 5 (nsga2: a multiple of 4)
-  std::size_t generations = 40;         ///< global: generations, >= 1
-  std::size_t evaluations = 200;        ///< local: NLopt objective calls (a gradient counts once), >= 1
-  double xtol = 1e-6;                   ///< local: stop when a step is below this [fraction of range], >= 0
-  double ftol = 1e-10;                  ///< local: stop on this relative objective change, >= 0
-  double gradient_step = 1e-6;          ///< central-difference step [fraction of range], in (0, 0.1]
-  double constraint_tolerance = 1e-6;   ///< feasible when V(x) <= this, in [0, 1)
+  algorithm global = algorithm::de;    ///< hybrid's global stage: sga, de or cmaes
+  algorithm local = algorithm::slsqp;  ///< hybrid's polish: slsqp, mma, lbfgs, cobyla or bobyqa
+  std::uint64_t seed = 1;              ///< random seed of the global algorithms, < 2^32
+  std::size_t population = 20;    ///< global: designs per generation, >= 5 (nsga2: a multiple of 4)
+  std::size_t generations = 40;   ///< global: generations, >= 1
+  std::size_t evaluations = 200;  ///< local: NLopt objective calls (a gradient counts once), >= 1
+  double xtol = 1e-6;           ///< local: stop when a step is below this [fraction of range], >= 0
+  double ftol = 1e-10;          ///< local: stop on this relative objective change, >= 0
+  double gradient_step = 1e-6;  ///< central-difference step [fraction of range], in (0, 0.1]
+  double constraint_tolerance = 1e-6;  ///< feasible when V(x) <= this, in [0, 1)
   model_aggregate over_models = model_aggregate::worst;
 
   // Throws parameter_error naming the field and value.
@@ -169,7 +169,8 @@ struct box_problem {
   std::size_t dimension = 0;
   std::size_t objectives = 1;
   std::size_t constraints = 0;
-  std::function<std::vector<box_point>(const std::vector<std::vector<double>>& u, bool local_stage)> evaluate;
+  std::function<std::vector<box_point>(const std::vector<std::vector<double>>& u, bool local_stage)>
+      evaluate;
 };
 // Runs options.method (or hybrid's stages) on `problem` from u0; returns the index of the best
 // point among `all` (every point evaluated, in order), and a message.
@@ -178,7 +179,8 @@ struct box_run {
   std::vector<box_point> points;
   std::string message;
 };
-box_run run_box(const box_problem& problem, std::span<const double> u0, const optimizer_options& options);
+box_run run_box(const box_problem& problem, std::span<const double> u0,
+                const optimizer_options& options);
 // Index of the best point (Deb's rule on the first objective); points non-empty.
 std::size_t best_point(const std::vector<box_point>& points, double tolerance);
 }  // namespace detail

@@ -42,13 +42,13 @@ std::string_view to_string(statistic s);
 
 // One robust measure of one model output.
 struct measure {
-  std::string output;                 ///< a scalar output of the model
+  std::string output;  ///< a scalar output of the model
   statistic kind = statistic::mean;
-  double kappa = 3.0;                 ///< mean_plus_sd: multiple of the sd, >= 0 (finite)
-  double level = 0.5;                 ///< quantile: p, in [0, 1]
-  double limit = 0.0;                 ///< probability: threshold [output's SI unit], finite
-  bool above = true;                  ///< probability: P(y > limit); false: P(y < limit)
-  double smoothing = 0.0;             ///< probability: logistic width w [output unit], >= 0; 0: step
+  double kappa = 3.0;      ///< mean_plus_sd: multiple of the sd, >= 0 (finite)
+  double level = 0.5;      ///< quantile: p, in [0, 1]
+  double limit = 0.0;      ///< probability: threshold [output's SI unit], finite
+  bool above = true;       ///< probability: P(y > limit); false: P(y < limit)
+  double smoothing = 0.0;  ///< probability: logistic width w [output unit], >= 0; 0: step
 
   // Throws parameter_error naming the field (prefixed by `field`, e.g. "objective[0]").
   void validate(const std::string& field) const;
@@ -89,8 +89,8 @@ class robust_problem {
   // bounds [SI]. Throws parameter_error for unknown outputs, bad measures, no objective or more
   // than two, design columns out of range or repeated, low >= high, N < 2.
   robust_problem(model::model m, io::sample_matrix samples, std::vector<std::size_t> design,
-                 std::vector<double> low, std::vector<double> high, std::vector<objective> objectives,
-                 std::vector<constraint> constraints);
+                 std::vector<double> low, std::vector<double> high,
+                 std::vector<objective> objectives, std::vector<constraint> constraints);
 
   const model::model& model() const noexcept { return model_; }
   const io::sample_matrix& samples() const noexcept { return samples_; }
@@ -137,6 +137,7 @@ io::sample_matrix crn_samples(const study::ensemble_study& study, const model::m
 // A robust problem of `m` from a study read with design inputs: design variables, bounds and
 // the CRN set from the study, matched to m's inputs by name.
 robust_problem make_robust_problem(const study::ensemble_study& study, const model::model& m,
-                                   std::vector<objective> objectives, std::vector<constraint> constraints);
+                                   std::vector<objective> objectives,
+                                   std::vector<constraint> constraints);
 
 }  // namespace contactuq::opt
