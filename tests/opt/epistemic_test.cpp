@@ -93,7 +93,7 @@ TEST_CASE("the mean-regret design minimises the average regret") {
   CHECK(r.robust.x[0] == Approx((1.0 + 3.0 + 2.5) / 3).margin(2e-3));
 }
 
-TEST_CASE("one model: a 1 x 1 regret matrix and no design over models; bad lists rejected") {
+TEST_CASE("one model: a 1 x 1 regret matrix and no design over models, and bad lists are rejected") {
   const auto s = parabola_study("cobyla");
   opt::history log;
   const auto r = opt::optimize_over_models({{"only", s.base.model}}, s.base, s.objectives,
