@@ -31,6 +31,13 @@ std::vector<std::size_t> ensemble_study::aleatoric() const {
   return out;
 }
 
+std::vector<std::size_t> ensemble_study::design_variables() const {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].role == io::input_role::design) out.push_back(i);
+  return out;
+}
+
 namespace {
 
 std::string joined(const std::vector<std::string>& names) {
@@ -71,6 +78,18 @@ uq::distribution read_distribution(const io::study_table& t, u::dimension dim) {
   }
 }
 
+input_spec read_design_variable(const io::study_table& t, input_spec spec, u::dimension dim) {
+  t.allow_only({"role", "low", "high", "value"});
+  spec.role = io::input_role::design;
+  spec.low = t.quantity("low", dim);
+  spec.high = t.quantity("high", dim);
+  if (!(spec.low < spec.high)) t.fail("high", fmt::format("must be > low = {}", t.value_text("low")));
+  spec.value = t.quantity_or("value", dim, 0.5 * (spec.low + spec.high));
+  if (!(spec.value >= spec.low && spec.value <= spec.high))
+    t.fail("value", "the start of a design variable must lie within [low, high]");
+  return spec;
+}
+
 input_spec read_parameter(const io::study_table& t, const model::variable& v) {
   input_spec spec{v.name, u::si_unit(v.dim), io::input_role::fixed, v.nominal, std::nullopt};
   const std::string role = t.choice("role", {"fixed", "aleatoric", "design", "epistemic"});
@@ -81,16 +100,7 @@ input_spec read_parameter(const io::study_table& t, const model::variable& v) {
     spec.role = io::input_role::aleatoric;
     spec.distribution = read_distribution(t, v.dim);
   } else if (role == "design") {
-    t.allow_only({"role", "low", "high", "value"});
-    spec.role = io::input_role::design;
-    spec.low = t.quantity("low", v.dim);
-    spec.high = t.quantity("high", v.dim);
-    if (!(spec.low < spec.high)) t.fail("high", fmt::format("must be greater than low = {}", t.value_text("low")));
-    spec.value = t.quantity_or("value", v.dim, v.nominal);
-    if (!(spec.value >= spec.low && spec.value <= spec.high))
-      t.fail(t.has("value") ? "value" : "role",
-             fmt::format("the design value {} {} lies outside [low, high]; give a value inside", spec.value,
-                         spec.unit));
+    return read_design_variable(t, spec, v.dim);
   } else {
     spec.role = io::input_role::epistemic;  // values per case: see read_epistemic
   }
@@ -252,9 +262,12 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
 
 }  // namespace
 
-ensemble_study read_ensemble_study(const io::study_document& doc) {
+ensemble_study read_ensemble_study(const io::study_document& doc, const study_reading& reading) {
   const io::study_table root = doc.root();
-  root.allow_only({"title", "model", "parameters", "sampling"});
+  if (reading.design_inputs)
+    root.allow_only({"title", "model", "parameters", "sampling", "optimization"});
+  else
+    root.allow_only({"title", "model", "parameters", "sampling"});
   const io::study_table model_table = root.table("model");
   ensemble_study study{root.string_or("title", ""), model::make_model(model_table), {}, {}, {}, {}};
   const model::model& m = study.model;

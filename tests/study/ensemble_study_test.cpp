@@ -151,7 +151,7 @@ TEST_CASE("ensemble study errors name file, line and key", "[ensemble_study]") {
     check_error({{"role = \"aleatoric\"\ndistribution = \"uniform\"\nlow = 0.02\nhigh = 0.21",
                   "role = \"design\"\nlow = 0.05\nhigh = 0.21\nvalue = 0.3"}},
                 line_of("role = \"aleatoric\"\ndistribution = \"uniform\"") + 3, "parameters.mu.value",
-                "outside [low, high]");
+                "within [low, high]");
   }
   SECTION("a parameter that is neither an input nor an epistemic [model] key") {
     check_error({{"[parameters.mu]", "[parameters.muu]"}}, line_of("[parameters.mu]"), "parameters.muu",

@@ -7,9 +7,9 @@
 //       role = "aleatoric", distribution = "<kind>", <the kind's parameters with units>
 //                           (uq::make_distribution names; a discrete one takes
 //                           values = [...] and optionally weights = [...])
-//       role = "design",    low = "<quantity>", high = "<quantity>", value = "<quantity>"
-//                           (a design variable of robust design; a run evaluates it at value,
-//                           default the model's nominal, which must lie in [low, high])
+//       role = "design",    low = "<quantity>", high = "<quantity>", value = "<start>"
+//                           (a design variable of robust design, default start (low + high) / 2;
+//                           a run evaluates it at value)
 //       role = "epistemic", choices = ["<quantity>", ...]  or  low, high and points = k >= 2
 //                           (k equally spaced values; the end points by default)
 //   [parameters.<key>]      a key of the [model] table that is no input, e.g. the contact law:
@@ -113,11 +113,20 @@ struct ensemble_study {
   std::size_t rows() const { return std::max<std::size_t>(cases.size(), 1) * per_case(); }
   // The model of case c.
   const model::model& case_model(std::size_t c) const { return cases.empty() ? model : cases.at(c).model; }
+  // Indices into `inputs` of the design variables (role "design"), in the model's order.
+  std::vector<std::size_t> design_variables() const;
+};
+
+// What a reader accepts beyond an ensemble study.
+struct study_reading {
+  // An [optimization] table at the root (read by study::read_optimization_study), for
+  // `contactuq optimize`.
+  bool design_inputs = false;
 };
 
 // Reads and validates an ensemble study (models must be registered first); every error names
 // the file, line and key.
-ensemble_study read_ensemble_study(const io::study_document& doc);
+ensemble_study read_ensemble_study(const io::study_document& doc, const study_reading& reading = {});
 
 // Model inputs of every sample, rows() x inputs.size(): the columns of the aleatoric inputs are
 // the N x d design of uniforms (uq::unit_design), rank correlation imposed (uq::

@@ -1,0 +1,183 @@
+"""Figures of a robust-design run (`contactuq optimize`, format "contactuq-optimization"):
+convergence histories (every evaluation and the best feasible objective so far, per model), the
+regret matrix as a heat map, the designs evaluated in the design space, and for two objectives
+the Pareto front. The layout is documented in docs/robust-design.md."""
+
+import numpy as np
+
+from .. import _open, _text, _texts
+from .style import axis_label, display_unit, new_figure, save
+
+PHASES = ("global", "local", "cross", "models_global", "models_local")
+
+
+def read(path):
+    """The file as a dict of numpy arrays: history rows that are complete, and results if any."""
+    with _open(path) as f:
+        h = f["history"]
+        rows = min(h[name].shape[0] for name in h)
+        status = h["status"][:rows]
+        rows = int(np.argmax(status == -1)) if np.any(status == -1) else rows
+        d = {
+            "study_path": _text(f["metadata"].attrs.get("study_path", "")),
+            "algorithm": _text(f["metadata"].attrs.get("algorithm", "")),
+            "design_names": _texts(f["design"].attrs["names"]),
+            "design_units": _texts(f["design"].attrs["units"]),
+            "low": np.asarray(f["design"].attrs["low"]),
+            "high": np.asarray(f["design"].attrs["high"]),
+            "objectives": _texts(f["objectives"].attrs["names"]),
+            "objective_units": _texts(f["objectives"].attrs["units"]),
+            "senses": _texts(f["objectives"].attrs["senses"]),
+            "constraints": _texts(f["constraints"].attrs["names"]),
+            "models": _texts(f["models"].attrs["names"]),
+            "model": h["model"][:rows],
+            "phase": h["phase"][:rows],
+            "x": h["x"][:rows],
+            "f": h["objectives"][:rows],
+            "violation": h["violation"][:rows],
+            "results": None,
+        }
+        if "results" in f:
+            r = f["results"]
+            res = {"best_x": r["best_x"][()], "best_objectives": r["best_objectives"][()],
+                   "feasible": r["feasible"][()]}
+            for name in ("regret", "cross", "cross_feasible"):
+                if name in r:
+                    res[name] = r[name][()]
+            if "robust" in r:
+                res["robust_x"] = r["robust"]["x"][()]
+            if "pareto" in r:
+                res["pareto"] = {int(k): r["pareto"][k]["objectives"][()] for k in r["pareto"]}
+            d["results"] = res
+    return d
+
+
+def _title(d, what):
+    return f"{what}\n{d['study_path']} ({d['algorithm']})"
+
+
+def convergence(d, outdir, fmt, tolerance=1e-6):
+    """Objective of every evaluation (feasible dots, infeasible crosses) and the best feasible
+    objective so far, per model, over the evaluation index of the whole run."""
+    label, factor = display_unit(d["objective_units"][0])
+    maximize = d["senses"][0] == "maximize"
+    fig, ax = new_figure(7.2, 4.4)
+    index = np.arange(d["f"].shape[0])
+    own = np.isin(d["phase"], (0, 1))
+    for m, name in enumerate(d["models"]):
+        sel = own & (d["model"] == m)
+        f = d["f"][sel, 0] * factor
+        feasible = d["violation"][sel] <= tolerance
+        color = f"C{m % 10}"
+        ax.plot(index[sel][feasible], f[feasible], ".", color=color, alpha=0.35, markersize=4,
+                label=f"{name}: feasible evaluations")
+        if np.any(~feasible & np.isfinite(f)):
+            ax.plot(index[sel][~feasible], f[~feasible], "x", color=color, alpha=0.3, markersize=3,
+                    label=f"{name}: infeasible")
+        best = np.where(feasible, f, np.inf if not maximize else -np.inf)
+        best = np.maximum.accumulate(best) if maximize else np.minimum.accumulate(best)
+        ok = np.isfinite(best)
+        ax.step(index[sel][ok], best[ok], where="post", color=color, linewidth=2, label=f"{name}: best feasible")
+        local = sel & (d["phase"] == 1)
+        if np.any(local) and np.any(sel & (d["phase"] == 0)):
+            ax.axvline(index[local][0], color=color, linestyle=":", linewidth=1)
+    ax.set_xlabel("evaluation (in order; dotted: start of the local polish)")
+    ax.set_ylabel(axis_label(d["objectives"][0], d["objective_units"][0]).replace(f"[{d['objective_units'][0]}]", f"[{label}]"))
+    ax.set_title(_title(d, "Convergence"), fontsize=9)
+    finite = d["f"][own, 0][np.isfinite(d["f"][own, 0])] * factor
+    if finite.size > 4:  # keep the outliers of the first generations from squashing the rest
+        lo, hi = np.percentile(finite, [0, 90])
+        pad = 0.05 * (hi - lo if hi > lo else abs(hi) + 1e-12)
+        ax.set_ylim(lo - pad, hi + pad)
+    ax.legend(fontsize=7)
+    return save(fig, outdir, "convergence", fmt)
+
+
+def designs(d, outdir, fmt, tolerance=1e-6):
+    """Evaluated designs in the plane of the first two design variables (or over the one), coloured
+    by objective; the best design per model marked."""
+    names, units = d["design_names"], d["design_units"]
+    fig, ax = new_figure(6.4, 5.0)
+    x = d["x"]
+    feasible = d["violation"] <= tolerance
+    lab0, f0 = display_unit(units[0])
+    if len(names) >= 2:
+        lab1, f1 = display_unit(units[1])
+        xs, ys = x[:, 0] * f0, x[:, 1] * f1
+        ylabel = f"{names[1]} [{lab1}]"
+    else:
+        xs, ys = x[:, 0] * f0, d["f"][:, 0]
+        ylabel = d["objectives"][0]
+    sc = ax.scatter(xs[feasible], ys[feasible], c=d["f"][feasible, 0], s=10, cmap="viridis",
+                    label="feasible")
+    ax.scatter(xs[~feasible], ys[~feasible], marker="x", color="0.6", s=8, label="infeasible")
+    fig.colorbar(sc, ax=ax, label=d["objectives"][0])
+    if d["results"] is not None:
+        bx = d["results"]["best_x"]
+        for m, name in enumerate(d["models"]):
+            by = bx[m, 1] * f1 if len(names) >= 2 else d["results"]["best_objectives"][m, 0]
+            ax.plot(bx[m, 0] * f0, by, "*", markersize=14, markeredgecolor="k", color=f"C{m % 10}",
+                    label=f"best for {name}")
+        if "robust_x" in d["results"] and len(names) >= 2:
+            rx = d["results"]["robust_x"]
+            ax.plot(rx[0] * f0, rx[1] * f1, "P", markersize=12, markeredgecolor="k", color="w",
+                    label="best over all models")
+    ax.set_xlabel(f"{names[0]} [{lab0}]")
+    ax.set_ylabel(ylabel)
+    ax.set_title(_title(d, "Designs evaluated"), fontsize=9)
+    ax.legend(fontsize=7)
+    return save(fig, outdir, "designs", fmt)
+
+
+def regret(d, outdir, fmt):
+    """Heat map of the regret matrix: design optimal for model i (row) under model j (column)."""
+    r = d["results"]["regret"]
+    label, factor = display_unit(d["objective_units"][0])
+    fig, ax = new_figure(1.6 + 1.1 * r.shape[1], 1.4 + 0.9 * r.shape[0])
+    ax.grid(False)
+    im = ax.imshow(r * factor, cmap="magma_r")
+    for i in range(r.shape[0]):
+        for j in range(r.shape[1]):
+            star = "" if d["results"]["cross_feasible"][i, j] else "*"
+            ax.text(j, i, f"{r[i, j] * factor:.3g}{star}", ha="center", va="center", fontsize=8,
+                    color="k" if r[i, j] <= 0.5 * max(r.max(), 1e-300) else "w")
+    ax.set_xticks(range(r.shape[1]), d["models"], rotation=30, ha="right")
+    ax.set_yticks(range(r.shape[0]), d["models"])
+    ax.set_xlabel("evaluated under model")
+    ax.set_ylabel("design optimal for model")
+    fig.colorbar(im, ax=ax, label=f"regret of {d['objectives'][0]} [{label}]")
+    ax.set_title(_title(d, "Regret matrix (* infeasible)"), fontsize=9)
+    return save(fig, outdir, "regret", fmt)
+
+
+def pareto(d, outdir, fmt, tolerance=1e-6):
+    """Every feasible evaluation in the plane of the two objectives, and the Pareto front."""
+    (l0, f0), (l1, f1) = display_unit(d["objective_units"][0]), display_unit(d["objective_units"][1])
+    fig, ax = new_figure()
+    feasible = d["violation"] <= tolerance
+    ax.plot(d["f"][feasible, 0] * f0, d["f"][feasible, 1] * f1, ".", color="0.7", markersize=3,
+            label="feasible evaluations")
+    for m, front in d["results"]["pareto"].items():
+        order = np.argsort(front[:, 0])
+        ax.plot(front[order, 0] * f0, front[order, 1] * f1, "o-", color=f"C{m % 10}", markersize=4,
+                label=f"Pareto front, {d['models'][m]}")
+    ax.set_xlabel(f"{d['objectives'][0]} [{l0}]")
+    ax.set_ylabel(f"{d['objectives'][1]} [{l1}]")
+    ax.set_title(_title(d, "Pareto front"), fontsize=9)
+    ax.legend(fontsize=8)
+    return save(fig, outdir, "pareto", fmt)
+
+
+def plot(path, outdir, fmt, args=None):
+    d = read(path)
+    written = []
+    if d["f"].shape[0] == 0:
+        return written
+    written.append(convergence(d, outdir, fmt))
+    written.append(designs(d, outdir, fmt))
+    res = d["results"]
+    if res is not None and "regret" in res:
+        written.append(regret(d, outdir, fmt))
+    if res is not None and "pareto" in res:
+        written.append(pareto(d, outdir, fmt))
+    return written

@@ -1,0 +1,177 @@
+#include "contactuq/opt/epistemic.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "contactuq/error.hpp"
+
+namespace contactuq::opt {
+
+namespace {
+
+double aggregate(const std::vector<double>& regrets, model_aggregate how) {
+  if (how == model_aggregate::worst) return *std::max_element(regrets.begin(), regrets.end());
+  double s = 0.0;
+  for (double r : regrets) s += r;
+  return s / static_cast<double>(regrets.size());
+}
+
+}  // namespace
+
+epistemic_result optimize_over_models(
+    const std::vector<std::pair<std::string, robust_problem>>& problems,
+    std::span<const double> start, const optimizer_options& options, history& log) {
+  options.validate();
+  if (problems.empty()) throw parameter_error("models", "no model to optimise");
+  std::set<std::string> labels;
+  const robust_problem& first = problems.front().second;
+  for (const auto& [label, p] : problems) {
+    if (!labels.insert(label).second)
+      throw parameter_error("models", fmt::format("model label '{}' used twice", label));
+    if (p.low() != first.low() || p.high() != first.high() ||
+        p.objectives().size() != first.objectives().size())
+      throw parameter_error(
+          "models", fmt::format("model '{}' has other design bounds or objectives than '{}'", label,
+                                problems.front().first));
+  }
+  const std::size_t m = problems.size();
+  epistemic_result result;
+  for (std::size_t i = 0; i < m; ++i) {
+    result.models.push_back(problems[i].first);
+    result.optima.push_back(optimize(problems[i].second, start, options, log, i));
+  }
+  if (first.objectives().size() != 1) return result;
+
+  // Regret matrix: every optimum under every model, the diagonal evaluated again (CRN: the
+  // same bits as when it was found).
+  const auto sign = [&](std::size_t j) {
+    return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0;
+  };
+  std::vector<std::vector<double>> optima_x;
+  for (const auto& o : result.optima) optima_x.push_back(o.x);
+  const auto ms = static_cast<Eigen::Index>(m);
+  result.cross.resize(ms, ms);
+  result.regret.resize(ms, ms);
+  result.cross_feasible.resize(ms, ms);
+  for (std::size_t j = 0; j < m; ++j) {
+    const auto values = log.evaluate(problems[j].second, j, phase::cross, optima_x);
+    const double own = result.optima[j].value.objectives[0];
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto ii = static_cast<Eigen::Index>(i), jj = static_cast<Eigen::Index>(j);
+      result.cross(ii, jj) = values[i].objectives[0];
+      result.regret(ii, jj) = sign(j) * (values[i].objectives[0] - own);
+      result.cross_feasible(ii, jj) = values[i].violation <= options.constraint_tolerance ? 1 : 0;
+    }
+  }
+  if (m == 1) return result;
+
+  // The design over all models, started from the optimum whose worst (or mean) regret is least.
+  std::size_t warm = 0;
+  double warm_score = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < m; ++i) {
+    std::vector<double> row;
+    bool feasible = true;
+    for (std::size_t j = 0; j < m; ++j) {
+      row.push_back(result.regret(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)));
+      feasible = feasible && result.cross_feasible(static_cast<Eigen::Index>(i),
+                                                   static_cast<Eigen::Index>(j)) == 1;
+    }
+    const double score = aggregate(row, options.over_models) + (feasible ? 0.0 : 1e300);
+    if (score < warm_score || (i == 0)) {
+      warm = i;
+      warm_score = score;
+    }
+  }
+  const std::size_t d = first.dimension();
+  const auto to_x = [&](const std::vector<double>& u) {
+    std::vector<double> x(d);
+    for (std::size_t k = 0; k < d; ++k)
+      x[k] = std::clamp(first.low()[k] + u[k] * (first.high()[k] - first.low()[k]), first.low()[k],
+                        first.high()[k]);
+    return x;
+  };
+  std::vector<double> u0(d);
+  for (std::size_t k = 0; k < d; ++k)
+    u0[k] = (optima_x[warm][k] - first.low()[k]) / (first.high()[k] - first.low()[k]);
+
+  std::vector<std::vector<robust_value>> per_point;  // every point's value under each model
+  std::vector<std::vector<double>> point_x;
+  std::size_t constraints = 0;
+  for (const auto& [label, p] : problems) constraints += p.constraints().size();
+  detail::box_problem box;
+  box.dimension = d;
+  box.objectives = 1;
+  box.constraints = constraints;
+  box.evaluate = [&](const std::vector<std::vector<double>>& us, bool local_stage) {
+    std::vector<std::vector<double>> xs;
+    for (const auto& u : us) xs.push_back(to_x(u));
+    std::vector<std::vector<robust_value>> values(xs.size());
+    for (std::size_t j = 0; j < m; ++j) {
+      const auto v = log.evaluate(problems[j].second, j,
+                                  local_stage ? phase::models_local : phase::models_global, xs);
+      for (std::size_t p = 0; p < xs.size(); ++p) values[p].push_back(v[p]);
+    }
+    std::vector<detail::box_point> points;
+    for (std::size_t p = 0; p < xs.size(); ++p) {
+      detail::box_point point;
+      std::vector<double> regrets;
+      for (std::size_t j = 0; j < m; ++j) {
+        const auto& v = values[p][j];
+        regrets.push_back(sign(j) * (v.objectives[0] - result.optima[j].value.objectives[0]));
+        for (std::size_t k = 0; k < v.constraints.size(); ++k)
+          point.constraints.push_back(
+              problems[j].second.constraints()[k].normalised(v.constraints[k]));
+        point.violation += v.violation;
+      }
+      point.objectives.push_back(aggregate(regrets, options.over_models));
+      if (std::isnan(point.objectives[0]))
+        point.violation = std::numeric_limits<double>::infinity();
+      points.push_back(std::move(point));
+      per_point.push_back(values[p]);
+      point_x.push_back(xs[p]);
+    }
+    return points;
+  };
+  const std::size_t before = log.records().size();
+  const detail::box_run run = detail::run_box(box, u0, options);
+  const std::size_t best = detail::best_point(run.points, options.constraint_tolerance);
+
+  result.has_robust = true;
+  auto& r = result.robust;
+  r.method = options.method;
+  r.x = point_x[best];
+  r.evaluations = log.records().size() - before;
+  r.message = run.message;
+  r.feasible = run.points[best].violation <= options.constraint_tolerance;
+  r.status = r.feasible ? "optimal" : "infeasible";
+  r.value.objectives = run.points[best].objectives;
+  r.value.violation = run.points[best].violation;
+  for (std::size_t j = 0; j < m; ++j) {
+    const auto& v = per_point[best][j];
+    r.value.constraints.insert(r.value.constraints.end(), v.constraints.begin(),
+                               v.constraints.end());
+    r.value.failed += v.failed;
+    result.robust_objective.push_back(v.objectives[0]);
+    result.robust_regret.push_back(sign(j) *
+                                   (v.objectives[0] - result.optima[j].value.objectives[0]));
+  }
+  return result;
+}
+
+epistemic_result optimize_over_models(
+    const std::vector<std::pair<std::string, model::model>>& models,
+    const study::ensemble_study& study, const std::vector<objective>& objectives,
+    const std::vector<constraint>& constraints, const optimizer_options& options, history& log) {
+  std::vector<std::pair<std::string, robust_problem>> problems;
+  for (const auto& [label, m] : models)
+    problems.emplace_back(label, make_robust_problem(study, m, objectives, constraints));
+  std::vector<double> start;
+  for (std::size_t j : study.design_variables()) start.push_back(study.inputs[j].value);
+  return optimize_over_models(problems, start, options, log);
+}
+
+}  // namespace contactuq::opt
