@@ -185,10 +185,13 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     std::optional<tbb::global_control> limit;
     if (o->threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o->threads);
 
-    // The models to optimise under: the study's model (epistemic lists come from the study
-    // once it can give them).
-    const std::vector<std::pair<std::string, model::model>> models{
-        {s.base.model.name(), s.base.model}};
+    // The models to optimise under: one per epistemic case (e.g. each contact law), else the
+    // study's model.
+    std::vector<std::pair<std::string, model::model>> models;
+    if (s.base.epistemic.empty())
+      models.emplace_back(s.base.model.name(), s.base.model);
+    else
+      for (const auto& c : s.base.cases) models.emplace_back(c.label, c.model);
 
     io::optimization_schema schema;
     schema.study_text = doc.text();

@@ -257,7 +257,14 @@ robust_value robust_problem::evaluate(std::span<const double> x) const {
 }
 
 io::sample_matrix crn_samples(const study::ensemble_study& study, const model::model& m) {
-  const io::sample_matrix base = study::sample_inputs(study);
+  // The aleatoric samples of the first epistemic case; every case has the same ones. The model
+  // form (a [model] key) comes with m; an epistemic *input* would differ between cases.
+  for (const auto& e : study.epistemic)
+    if (!e.model_key)
+      throw parameter_error(e.name, fmt::format("{} is an epistemic input: robust design takes epistemic choices of "
+                                                "[model] keys (e.g. the contact law) only",
+                                                e.name));
+  const io::sample_matrix base = study::sample_inputs(study).topRows(static_cast<Eigen::Index>(study.per_case()));
   io::sample_matrix out(base.rows(), static_cast<Eigen::Index>(m.inputs().size()));
   std::vector<bool> used(study.inputs.size(), false);
   for (std::size_t i = 0; i < m.inputs().size(); ++i) {
