@@ -41,6 +41,7 @@ test: test-release test-asan
 bench: build
 	bash bench/run_curve_peer.sh
 	bash bench/run_impact_peer.sh
+	bash bench/run_ensemble_peer.sh
 
 clean:
 	rm -rf build out
