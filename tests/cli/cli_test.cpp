@@ -20,7 +20,8 @@ const std::string studies = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/";
 }  // namespace
 
 TEST_CASE("every subcommand has --help", "[cli]") {
-  for (const char* sub : {"", "curve", "units", "run"}) {
+  for (const char* sub : {"", "curve", "impact", "units", "run", "summarize", "plot", "optimize", "fit", "synthesize",
+                          "pinslot"}) {
     const auto r = run(std::string(sub) + " --help");
     INFO(sub);
     CHECK(r.exit_code == 0);
