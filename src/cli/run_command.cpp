@@ -88,10 +88,10 @@ class progress_printer {
   clock::time_point last_ = start_;
 };
 
-void print_row(std::string_view label, std::string_view unit, const uq::summary& u) {
-  fmt::print("  {:<18} {:>8} {:>7} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g}\n", label, unit,
-             u.skipped, u.mean, u.stddev, u.min, u.quantiles[0].value, u.quantiles[1].value, u.quantiles[2].value,
-             u.max);
+void print_row(std::string_view label, std::size_t width, std::string_view unit, const uq::summary& u) {
+  fmt::print("  {:<{}} {:>8} {:>7} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g}\n", label, width,
+             unit, u.skipped, u.mean, u.stddev, u.min, u.quantiles[0].value, u.quantiles[1].value,
+             u.quantiles[2].value, u.max);
 }
 
 // One line per output; in a nested study one line per output and epistemic case.
@@ -99,19 +99,22 @@ void print_summary(const study::ensemble_study& s, const recording_sink& sink) {
   uq::summary_options opt;
   opt.bootstrap_resamples = 0;  // `contactuq summarize` gives the confidence intervals
   const bool nested = s.cases.size() > 1;
-  fmt::print("\n  {:<18} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
-             nested ? "output / case" : "output", "unit", "failed", "mean", "sd", "min", "5%", "50%", "95%", "max");
+  std::size_t width = 18;
+  for (const auto& v : s.model.outputs()) width = std::max(width, v.name.size());
+  for (const auto& c : s.cases) width = std::max(width, c.label.size() + 2);
+  fmt::print("\n  {:<{}} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+             nested ? "output / case" : "output", width, "unit", "failed", "mean", "sd", "min", "5%", "50%", "95%", "max");
   const std::size_t n = s.per_case();
   for (std::size_t j = 0; j < s.model.outputs().size(); ++j) {
     const auto& v = s.model.outputs()[j];
     const auto& values = sink.outputs()[j];
     if (!nested) {
-      print_row(v.name, units::si_unit(v.dim), uq::summarize(values, opt));
+      print_row(v.name, width, units::si_unit(v.dim), uq::summarize(values, opt));
       continue;
     }
     fmt::print("  {}\n", v.name);
     for (std::size_t c = 0; c < s.cases.size(); ++c)
-      print_row(fmt::format("  {}", s.cases[c].label), units::si_unit(v.dim),
+      print_row(fmt::format("  {}", s.cases[c].label), width, units::si_unit(v.dim),
                 uq::summarize(std::span<const double>(values).subspan(c * n, n), opt));
   }
   fmt::print("\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
