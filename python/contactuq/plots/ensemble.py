@@ -110,9 +110,9 @@ def _nested_summary(path):
 
 def _case_values(e, j, c):
     """Distribution samples of output j under case c (A rows of a pick-freeze design)."""
-    per_case = e.rows // max(1, len(e.metadata.get("epistemic_cases", []) or [""]))
+    per_case = int(e.metadata.get("aleatoric_samples", e.rows))
     d = int(e.metadata.get("pick_freeze_inputs", 0))
-    rows = np.arange(c * per_case, (c + 1) * per_case)
+    rows = np.arange(c * per_case, min((c + 1) * per_case, e.rows))
     if d:
         rows = rows[:: d + 2]
     return e.outputs[rows, j]
