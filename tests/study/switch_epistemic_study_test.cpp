@@ -2,6 +2,7 @@
 // [model] table, law parameters from [model.laws.<law>], the same parts under every law.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
