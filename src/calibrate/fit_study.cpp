@@ -19,30 +19,11 @@ std::filesystem::path resolve(const io::study_table& t, const std::string& path)
   return std::filesystem::path(t.file()).parent_path() / p;
 }
 
-// [output] units = { length, force, angle } or a preset, as in curve studies.
+// [output] units = { length, force, angle } or a preset, as in curve studies; angles read
+// better in degrees.
 study::output_units read_units(const io::study_table& output, bool& given) {
-  study::output_units out{"m", "N", "deg"};  // angles read better in degrees
   given = output.has("units");
-  if (!given) return out;
-  if (output.value_text("units").front() == '{') {
-    const io::study_table t = output.table("units");
-    t.allow_only({"length", "force", "angle"});
-    out.length = t.string_or("length", out.length);
-    out.force = t.string_or("force", out.force);
-    out.angle = t.string_or("angle", out.angle);
-    try {
-      out.validate();
-    } catch (const std::invalid_argument& e) {
-      t.fail(e.what());
-    }
-    return out;
-  }
-  const std::string preset = output.choice("units", {"SI", "in-lbf", "in-grf", "mm-N"});
-  if (preset == "SI") out = {"m", "N", "rad"};
-  if (preset == "in-lbf") out = {"in", "lbf", "deg"};
-  if (preset == "in-grf") out = {"in", "grf", "deg"};
-  if (preset == "mm-N") out = {"mm", "N", "deg"};
-  return out;
+  return study::read_units_key(output, {"m", "N", "deg"});
 }
 
 units::dimension input_dimension(const std::string& name) {

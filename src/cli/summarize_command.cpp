@@ -156,21 +156,27 @@ void print_nested_text(const study::nested_summary& n, const summarize_options& 
   }
 }
 
+// [low, high] under `key`.
+void write_interval(json_writer& w, std::string_view key, const uq::interval& i) {
+  w.key(key);
+  w.begin_array();
+  w.value(i.low);
+  w.value(i.high);
+  w.end_array();
+}
+
+// {"value": v, "ci": [low, high]}, under `key` inside an object or as an array element.
+void write_estimate(json_writer& w, std::string_view key, const uq::estimate& e, bool keyed = true) {
+  if (keyed) w.key(key);
+  w.begin_object();
+  w.field("value", e.value);
+  write_interval(w, "ci", e.ci);
+  w.end_object();
+}
+
 void nested_json(json_writer& w, const study::nested_summary& n) {
-  const auto interval = [&w](std::string_view key, const uq::interval& i) {
-    w.key(key);
-    w.begin_array();
-    w.value(i.low);
-    w.value(i.high);
-    w.end_array();
-  };
-  const auto estimate = [&](std::string_view key, const uq::estimate& e) {
-    w.key(key);
-    w.begin_object();
-    w.field("value", e.value);
-    interval("ci", e.ci);
-    w.end_object();
-  };
+  const auto interval = [&w](std::string_view key, const uq::interval& i) { write_interval(w, key, i); };
+  const auto estimate = [&](std::string_view key, const uq::estimate& e) { write_estimate(w, key, e); };
   w.key("nested");
   w.begin_object();
   w.key("cases");
@@ -221,24 +227,13 @@ void nested_json(json_writer& w, const study::nested_summary& n) {
         w.key("sobol");
         w.begin_object();
         w.field("used", c.sobol->used);
-        w.key("first_order");
-        w.begin_array();
-        for (const auto& e : c.sobol->first_order) {
-          w.begin_object();
-          w.field("value", e.value);
-          interval("ci", e.ci);
-          w.end_object();
+        for (const auto& [key, indices] : {std::pair{"first_order", &c.sobol->first_order},
+                                           std::pair{"total_order", &c.sobol->total_order}}) {
+          w.key(key);
+          w.begin_array();
+          for (const auto& e : *indices) write_estimate(w, "", e, false);
+          w.end_array();
         }
-        w.end_array();
-        w.key("total_order");
-        w.begin_array();
-        for (const auto& e : c.sobol->total_order) {
-          w.begin_object();
-          w.field("value", e.value);
-          interval("ci", e.ci);
-          w.end_object();
-        }
-        w.end_array();
         w.end_object();
       }
       w.end_object();
@@ -308,13 +303,7 @@ void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries
   w.begin_array();
   for (std::size_t j = 0; j < summaries.size(); ++j) {
     const uq::summary& s = summaries[j];
-    const auto interval = [&w](std::string_view key, const uq::interval& i) {
-      w.key(key);
-      w.begin_array();
-      w.value(i.low);
-      w.value(i.high);
-      w.end_array();
-    };
+    const auto interval = [&w](std::string_view key, const uq::interval& i) { write_interval(w, key, i); };
     w.begin_object();
     w.field("name", e.schema.outputs[j].name);
     w.field("unit", e.schema.outputs[j].unit);

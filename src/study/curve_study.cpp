@@ -51,10 +51,16 @@ std::string power_text(const std::string& unit, int p) {
 
 output_units read_output_units(const io::study_table& output) {
   output.allow_only({"units"});
-  output_units out;
-  if (!output.has("units")) return out;
-  if (output.value_text("units").front() == '{') {
-    const io::study_table t = output.table("units");
+  return read_units_key(output, {});
+}
+
+}  // namespace
+
+output_units read_units_key(const io::study_table& table, output_units fallback) {
+  output_units out = std::move(fallback);
+  if (!table.has("units")) return out;
+  if (table.value_text("units").front() == '{') {
+    const io::study_table t = table.table("units");
     t.allow_only({"length", "force", "angle"});
     out.length = t.string_or("length", out.length);
     out.force = t.string_or("force", out.force);
@@ -66,14 +72,13 @@ output_units read_output_units(const io::study_table& output) {
     }
     return out;
   }
-  const std::string preset = output.choice("units", {"SI", "in-lbf", "in-grf", "mm-N"});
+  const std::string preset = table.choice("units", {"SI", "in-lbf", "in-grf", "mm-N"});
+  if (preset == "SI") out = {"m", "N", "rad"};
   if (preset == "in-lbf") out = {"in", "lbf", "deg"};
   if (preset == "in-grf") out = {"in", "grf", "deg"};
   if (preset == "mm-N") out = {"mm", "N", "deg"};
   return out;
 }
-
-}  // namespace
 
 void output_units::validate() const {
   u::from_si(1.0, length, u::length);

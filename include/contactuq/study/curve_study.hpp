@@ -26,6 +26,11 @@ struct output_units {
   double from_si(double si, units::dimension d) const;
 };
 
+// The `units` key of a study table: an inline table { length, force, angle } (missing entries
+// from `fallback`) or a preset "SI", "in-lbf", "in-grf", "mm-N"; `fallback` when absent. Errors
+// name file, line and key.
+output_units read_units_key(const io::study_table& table, output_units fallback);
+
 // One model parameter varied over a list of values, e.g. theta0 for Williams Fig. 15.
 struct parameter_sweep {
   std::string parameter;        ///< a receptacle_pin_params field name
