@@ -342,15 +342,18 @@ void summarize_ensemble(const summarize_options& o) {
   so.probabilities = o.probabilities;
   so.seed = o.seed;
   so.validate();
+  const bool is_nested = e.schema.metadata.cases() > 1 || e.schema.metadata.pick_freeze_inputs > 0;
+  // The pooled statistics of a nested study mix the model forms; only the JSON carries them.
   std::vector<uq::summary> summaries;
-  for (std::size_t j = 0; j < e.schema.outputs.size(); ++j) {
-    const auto column = e.outputs.col(static_cast<Eigen::Index>(j));
-    const std::vector<double> values(column.begin(), column.end());
-    summaries.push_back(uq::summarize(values, so));
-  }
+  if (!is_nested || o.json)
+    for (std::size_t j = 0; j < e.schema.outputs.size(); ++j) {
+      const auto column = e.outputs.col(static_cast<Eigen::Index>(j));
+      const std::vector<double> values(column.begin(), column.end());
+      summaries.push_back(uq::summarize(values, so));
+    }
   const status_counts c = count_status(e);
   std::optional<study::nested_summary> nested;
-  if (e.schema.metadata.cases() > 1 || e.schema.metadata.pick_freeze_inputs > 0) {
+  if (is_nested) {
     study::nested_summary_options no;
     no.summary = so;
     no.summary.bootstrap_resamples = 0;  // per-case quantiles without intervals: the table is wide already
@@ -362,7 +365,7 @@ void summarize_ensemble(const summarize_options& o) {
   if (o.json) {
     print_json(e, summaries, c, o, nested);
   } else {
-    print_text(e, summaries, c, o, nested.has_value());
+    print_text(e, summaries, c, o, is_nested);
     if (nested) print_nested_text(*nested, o);
   }
 }
