@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Admissibility sweep of the impact laws through the CLI.
 
-For every built-in material (data/materials.toml) a 10 mm sphere is dropped on a flat of the same
+For every built-in material (data/materials.toml) a 10 mm sphere (--radius) is dropped on a flat of the same
 material with every law of studies/impact_models.toml, at log-spaced approach speeds from 1e-3 to
 10 m/s (`contactuq impact`). Reports, per law, the largest coefficient of restitution and the
 most negative dissipated energy (relative to the kinetic energy), and for Etsion's law the yield
 onset found by bracketing (the first impact that leaves a permanent set) against
 delta_y = (pi K 2.8 sigma_y / (2 E))^2 R, K = 0.454 + 0.41 nu (Kogut & Etsion 2002).
 
-  scripts/impact_law_sweep.py [--cli build/release/contactuq] [--points 40] [--out DIR]
+  scripts/impact_law_sweep.py [--cli build/release/contactuq] [--points 40] [--radius 10]
+                              [--out DIR] [--no-onset]
 
 Exit status 1 when some e > 1 + tolerance or some dissipation < -tolerance, or an onset misses by
 more than 1 %. Standard library only.
@@ -117,7 +118,10 @@ def main():
     ap.add_argument("--points", type=int, default=40)
     ap.add_argument("--out", help="keep the study files and CSVs here")
     ap.add_argument("--no-onset", action="store_true", help="skip the Etsion yield-onset check")
+    ap.add_argument("--radius", type=float, default=10.0, help="sphere radius [mm] (default 10)")
     args = ap.parse_args()
+    global RADIUS
+    RADIUS = args.radius * 1e-3
     workdir = args.out or tempfile.mkdtemp(prefix="impact_sweep_")
     os.makedirs(workdir, exist_ok=True)
     n = args.points
