@@ -34,7 +34,9 @@
 //    and r_bar >= r is delta_bar >= delta_m - (3 F_m / (4 E sqrt(r)))^(2/3). delta_bar is the
 //    largest of eq. (26), those two bounds and 0, and r_bar then follows from continuity at
 //    (delta_m, F_m), r_bar = (3 F_m / (4 E (delta_m - delta_bar)^(3/2)))^2. Where eq. (26)
-//    already satisfies both, nothing changes.
+//    already satisfies both (delta_m^2 >= -xi, where eq. (27) gives r_bar >= r), nothing
+//    changes; in the mixed regime and up to that point r_bar >= r decides unless the loading
+//    bound does (docs/impact-laws.md tabulates which).
 // Branches follow the history (below delta_m: unloading curve both ways), as for thornton.hpp.
 
 namespace contactuq::contact {
