@@ -164,12 +164,13 @@ TEST_CASE("Section 6, contact laws: what the shipped set-up shows and what it do
     for (double v : r.fy_filtered) m = std::max(m, std::abs(v));
     return m;
   };
-  // Kelvin-Voigt and elastic Johnson rattle chaotically: these inputs and the study file's (equal
-  // to the last binary digit or so) give KV 128 or 233 impacts, Johnson a filtered peak of 1.42 or
-  // 1.98 N. Only statements that hold for both are checked here (and made in the docs).
-  // Holds: Kelvin-Voigt chatters (far more impacts) and carries the largest filtered y force.
+  // Kelvin-Voigt and elastic Johnson rattle chaotically: inputs that differ in the last binary
+  // digit give Kelvin-Voigt 66 to 233 impacts and Johnson a filtered peak of 1.42 to 1.98 N. Only
+  // statements that held for every such perturbation tried are checked here (and made in the
+  // docs).
+  // Holds: Kelvin-Voigt chatters (the most impacts) and carries the largest filtered y force.
   for (const auto* other : {&ln, &hertz, &johnson, &damped}) {
-    CHECK(kv.impacts > 3 * other->impacts);
+    CHECK(kv.impacts > other->impacts);
     CHECK(max_fy(kv) > max_fy(*other));
   }
   // Holds: Johnson with Lankarani-Nikravesh dissipation is the closest to Lankarani-Nikravesh;
@@ -189,17 +190,15 @@ TEST_CASE("Section 6, contact laws: what the shipped set-up shows and what it do
 TEST_CASE("Section 6, contact laws: the orderings among laws depend on the assumed F0",
           "[multibody][pinslot_claims]") {
   // With F0 = 6 N the pin crosses the slot and strikes its far end; then Hertz is closer to
-  // Lankarani-Nikravesh than Kelvin-Voigt and the elastic laws end with the larger steady force,
-  // as the paper says, and the filtered force exceeds the preload. At 4 N Kelvin-Voigt is again
+  // Lankarani-Nikravesh than Kelvin-Voigt and ends with the larger steady force, as the paper
+  // says, and the filtered force exceeds the preload. At 4 N Kelvin-Voigt is again
   // the closest (docs/pinslot.md): no ordering among laws is robust to F0.
   const auto ln = run_case(joint_type::pscj, "lankarani_nikravesh", 6.0);
   const auto hertz = run_case(joint_type::pscj, "hertz", 6.0);
   const auto kv = run_case(joint_type::pscj, "kelvin_voigt_cr", 6.0);
-  const auto johnson = run_case(joint_type::pscj, "johnson_cylinder", 6.0);
   const auto rms_x = [&](const pinslot_result& r) { return rms_difference(r.fx_filtered, ln.fx_filtered); };
   CHECK(rms_x(hertz) < rms_x(kv));
   CHECK(std::abs(final_fx(hertz)) > std::abs(final_fx(ln)));
-  CHECK(std::abs(final_fx(johnson)) > std::abs(final_fx(ln)));
   CHECK(ln.peak_force_filtered > 2.0);
   CHECK(touches_p_end(ln));
   const auto rcj = run_case(joint_type::rcj, "lankarani_nikravesh", 6.0);
