@@ -12,6 +12,7 @@
 // reload cycle dissipate (the loop work is the area between the two curves).
 // Units: those of delta and F, any.
 
+#include <algorithm>
 #include <boost/math/tools/minima.hpp>
 #include <cmath>
 #include <limits>
