@@ -53,6 +53,16 @@ void add_impact_command(CLI::App& app, int& exit_code) {
     const char* env = std::getenv("CONTACTUQ_DATA");
     const auto doc = io::study_document::load(o->study);
     const auto opt = study::read_impact_study(doc, env ? env : CONTACTUQ_DATA_DIR);
+    // The output is checked and its directory made before the impacts run, not after.
+    std::string output = o->output;
+    if (output.empty() && doc.root().has("output")) output = doc.root().table("output").string_or("file", "");
+    if (!output.empty()) {
+      if (std::filesystem::path(output).extension() != ".csv")
+        throw std::invalid_argument(fmt::format("{}: the impact output must end in .csv", output));
+      // A bare file name has no directory to create (create_directories("") throws).
+      if (const auto dir = std::filesystem::path(output).parent_path(); !dir.empty())
+        std::filesystem::create_directories(dir);
+    }
     const auto cases = study::run_impact_study(opt);
     fmt::print("contactuq impact: {}\n", o->study);
     if (!opt.title.empty()) fmt::print("{}\n", opt.title);
@@ -72,12 +82,7 @@ void add_impact_command(CLI::App& app, int& exit_code) {
     fmt::print("\n{} impacts, {} failed\n", cases.size(), failed);
     for (const auto& c : cases)
       if (!c.result.ok()) fmt::print("  {} at v0 = {:.4g} m/s: {}\n", c.law, c.velocity, c.result.message);
-    std::string output = o->output;
-    if (output.empty() && doc.root().has("output")) output = doc.root().table("output").string_or("file", "");
     if (!output.empty()) {
-      std::filesystem::create_directories(std::filesystem::path(output).parent_path());
-      if (std::filesystem::path(output).extension() != ".csv")
-        throw std::invalid_argument(fmt::format("{}: the impact output must end in .csv", output));
       study::write_impact_csv(output, cases);
       fmt::print("wrote {} ({} rows)\n", output, cases.size());
     }

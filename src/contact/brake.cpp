@@ -1,10 +1,12 @@
 #include "contactuq/contact/brake.hpp"
 
 #include <boost/math/tools/minima.hpp>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
 #include "contactuq/error.hpp"
+#include "unloading_guard.hpp"
 
 namespace contactuq::contact {
 namespace {
@@ -15,6 +17,11 @@ constexpr double pi = std::numbers::pi;
 // multiplied by the interval length; the polynomial form of eqs. (23), (24) and (28).
 double hermite(double s, double y0, double y1, double d0, double d1) {
   return ((2 * y0 - 2 * y1 + d0 + d1) * s + (-3 * y0 + 3 * y1 - 2 * d0 - d1)) * s * s + d0 * s + y0;
+}
+
+// d/ds of hermite().
+double hermite_slope(double s, double y0, double y1, double d0, double d1) {
+  return (3 * (2 * y0 - 2 * y1 + d0 + d1) * s + 2 * (-3 * y0 + 3 * y1 - 2 * d0 - d1)) * s + d0;
 }
 
 double hertz(const brake_params& p, double delta) {
@@ -91,6 +98,17 @@ double brake_loading_force(const brake_regimes& g, double delta) {
                  span * g.plastic_slope);  // eq. (23)
 }
 
+double brake_loading_slope(const brake_regimes& g, double delta) {
+  if (delta <= 0) return 0.0;
+  if (delta <= g.yield_overlap) return 1.5 * hertz(g.params, delta) / delta;
+  if (delta >= g.plastic_overlap) return g.plastic_slope;
+  const double span = g.plastic_overlap - g.yield_overlap;
+  const double s = (delta - g.yield_overlap) / span;
+  return hermite_slope(s, g.yield_force, g.plastic_force, span * g.yield_slope,
+                       span * g.plastic_slope) /
+         span;
+}
+
 double brake_contact_radius(const brake_regimes& g, double delta) {
   if (delta <= 0) return 0.0;
   if (delta <= g.yield_overlap) return std::sqrt(g.params.radius * delta);  // below eq. (13)
@@ -128,12 +146,19 @@ double brake_force(const brake_regimes& g, double delta, double /*delta_dot*/, b
     s.unloading_radius = hermite(t, r, g.plastic_unloading_radius, 0.0,
                                  span * g.plastic_unloading_radius_slope);  // eq. (28)
   }
-  const double x = 3 * f / (4 * e * std::sqrt(s.unloading_radius));
-  s.residual_overlap = delta - std::cbrt(x * x);  // eq. (26)
-  if (s.residual_overlap < 0) {                   // see the header: keep F(0) = 0 on unloading
-    s.residual_overlap = 0.0;
-    const double y = 3 * f / (4 * e * delta * std::sqrt(delta));
-    s.unloading_radius = y * y;
+  // Eq. (26) with the printed r_bar; then the admissibility condition (see the header): the
+  // residual is raised, where needed, until r_bar >= r and unloading lies at or below loading,
+  // and r_bar follows from continuity at (delta_m, F_m).
+  const double k = 3 * f / (4 * e);
+  const double printed = delta - std::cbrt(k * k / s.unloading_radius);     // eq. (26)
+  const double radius_bound = delta - std::cbrt(k * k / r);                  // r_bar >= r
+  const double loading_bound = detail::admissible_residual(
+      [&g](double d) { return brake_loading_force(g, d); }, delta, f,
+      brake_loading_slope(g, delta), 1.5);
+  s.residual_overlap = std::max({printed, radius_bound, loading_bound, 0.0});
+  if (s.residual_overlap > printed) {
+    const double x = delta - s.residual_overlap;
+    s.unloading_radius = k * k / (x * x * x);  // eq. (26) solved for r_bar
   }
   return f;
 }

@@ -1,5 +1,6 @@
 #include "contactuq/contact/contact_geometry.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "contactuq/error.hpp"
@@ -49,7 +50,7 @@ double combined_hardness(double hardness_1, double hardness_2) {
           "positive and finite");
   require(hardness_2 > 0 && std::isfinite(hardness_2), "hardness_2", hardness_2, "",
           "positive and finite");
-  return 2.0 / (1.0 / hardness_1 + 1.0 / hardness_2);
+  return std::min(hardness_1, hardness_2);
 }
 
 }  // namespace contactuq::contact

@@ -144,15 +144,14 @@ double pair_yield(const contact_pair& c) {
 const material& first_to_yield(const contact_pair& c) {
   return c.body_1.yield_strength <= c.body_2.yield_strength ? c.body_1 : c.body_2;
 }
-const material& more_compliant(const contact_pair& c) {
-  return c.body_1.modulus <= c.body_2.modulus ? c.body_1 : c.body_2;
-}
 double brake_poisson(const contact_pair& c) { return first_to_yield(c).poisson; }
 double brake_hardness(const contact_pair& c) {
   return brinell_to_pascal(combined_hardness(c.body_1.brinell_hardness, c.body_2.brinell_hardness));
 }
-double etsion_poisson(const contact_pair& c) { return more_compliant(c).poisson; }
-double etsion_hardness(const contact_pair& c) { return more_compliant(c).hardness(); }
+double etsion_poisson(const contact_pair& c) { return first_to_yield(c).poisson; }
+double etsion_hardness(const contact_pair& c) {  // 2.8 sigma_y (Tabor), see etsion.hpp
+  return etsion_tabor_hardness(first_to_yield(c).yield_strength);
+}
 double pair_radius_difference(const contact_pair& c) {
   return johnson_radius_difference(c.radius_1, c.radius_2, c.cylinders);
 }

@@ -74,14 +74,22 @@ TEST_CASE("units converts a value to SI", "[cli]") {
 }
 
 TEST_CASE("impact prints the law comparison and writes the CSV", "[cli]") {
-  const auto csv = (std::filesystem::temp_directory_path() / "contactuq_impact_test.csv").string();
+  // A bare file name (no directory part) is written to the working directory.
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(std::filesystem::temp_directory_path());
+  const std::string csv = "contactuq_impact_test.csv";
   const auto r = run("impact " + studies + "impact_models.toml -o " + csv);
+  std::filesystem::current_path(cwd);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.output, Contains("coefficient of restitution") && Contains("thornton") &&
                            Contains("434 impacts, 0 failed") && Contains("wrote " + csv + " (434 rows)"));
-  std::ifstream in(csv);
+  std::ifstream in(std::filesystem::temp_directory_path() / csv);
   std::string header;
   std::getline(in, header);
   CHECK(header.rfind("law,approach_velocity [m/s],status,restitution", 0) == 0);
-  std::filesystem::remove(csv);
+  std::filesystem::remove(std::filesystem::temp_directory_path() / csv);
+  // A wrong extension is refused before any impact runs.
+  const auto bad = run("impact " + studies + "impact_models.toml -o out.txt");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Contains("must end in .csv") && !Contains("impacts"));
 }

@@ -1,8 +1,10 @@
 #include "contactuq/contact/brake.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include "contactuq/contact/contact_geometry.hpp"
 #include "contactuq/error.hpp"
@@ -100,56 +102,104 @@ TEST_CASE("brake invariants over materials", "[contact][brake]") {
       last_a = a;
     }
   }
-  SECTION(
-      "unloading: continuous at delta_m, zero at delta_bar >= 0, below loading outside the "
-      "plastic-onset band") {
-    for (double wm : {0.5, 1.0, 2.0, 4.0, 12.0, 20.0, 40.0, 100.0, 300.0, 1000.0}) {
+  SECTION("unloading: continuous at delta_m, zero at delta_bar >= 0, never above loading") {
+    // A log grid of delta_m from 0.5 to 1000 delta_y (dense through the mixed regime and just
+    // past delta_p, where eqs. (26)-(27) as printed unload above loading) plus the boundaries.
+    std::vector<double> grid{1.0, dp / dy, dp / dy * (1 + 1e-9), dp / dy * (1 - 1e-9)};
+    for (int i = 0; i <= 160; ++i) grid.push_back(0.5 * std::pow(2000.0, i / 160.0));
+    for (double wm : grid) {
+      INFO("delta_m / delta_y = " << wm);
       brake_state s;
       const double dm = wm * dy;
       const double fm = brake_force(g, dm, 1.0, s);
       CHECK(brake_unloading_force(g, dm * (1 - 1e-12), s) == Approx(fm).epsilon(1e-9));
       CHECK(s.residual_overlap >= 0.0);
       CHECK(s.residual_overlap < dm);
+      CHECK(s.unloading_radius >= g.params.radius * (1 - 1e-12));  // elastic recovery: r_bar >= r
       CHECK(brake_force(g, s.residual_overlap, -1.0, s) == 0.0);
       CHECK(brake_force(g, 0.0, -1.0, s) == 0.0);
       if (wm <= 1) {
         CHECK(s.residual_overlap == 0.0);
         CHECK(s.unloading_radius == g.params.radius);
       }
-      const bool outside_band = wm <= 4 || wm >= 100;
-      for (int i = 0; i <= 200; ++i) {
-        const double d = dm * i / 200.0;
+      double worst = -1.0;
+      for (int i = 0; i <= 400; ++i) {
+        const double d = dm * i / 400.0;
         const double fu = brake_unloading_force(g, d, s);
         CHECK(fu >= 0.0);
-        if (outside_band) CHECK(fu <= brake_loading_force(g, d) * (1 + 1e-9) + 1e-12 * fm);
+        worst = std::max(worst, (fu - brake_loading_force(g, d)) / fm);
       }
+      CHECK(worst <= 1e-9);
     }
   }
-  SECTION("eq. (28) joins r at delta_y to eq. (27) at delta_p") {
+  SECTION("the admissibility bounds change nothing where eq. (26) already satisfies them") {
+    // Eq. (27) reads r_bar = r + delta_m/2 + xi/(2 delta_m) >= r once delta_m^2 >= -xi: deep in
+    // the plastic regime the printed r_bar and delta_bar stand.
+    REQUIRE(g.xi < 0);
+    for (double factor : {3.0, 10.0}) {
+      brake_state s;
+      const double dm = factor * std::sqrt(-g.xi);
+      REQUIRE(dm > dp);
+      const double fm = brake_force(g, dm, 1.0, s);
+      const double a2 = std::pow(brake_contact_radius(g, dm), 2);
+      const double rb = 0.5 * (dm + a2 / dm);  // eq. (27)
+      const double eq26 = dm - std::pow(3 * fm / (4 * g.params.modulus * std::sqrt(rb)), 2.0 / 3);
+      REQUIRE(rb >= g.params.radius);
+      REQUIRE(eq26 > 0);
+      CHECK(s.unloading_radius == Approx(rb).epsilon(1e-12));
+      CHECK(s.residual_overlap == Approx(eq26).epsilon(1e-12));
+    }
+  }
+  SECTION("the unloading history is continuous in delta_m across delta_y and delta_p") {
     brake_state a;
     brake_force(g, dy * (1 + 1e-9), 1.0, a);
     CHECK(a.unloading_radius == Approx(g.params.radius).epsilon(1e-6));
+    CHECK(a.residual_overlap < 1e-6 * dy);
     brake_state b, c;
     brake_force(g, dp * (1 - 1e-9), 1.0, b);
     brake_force(g, dp * (1 + 1e-9), 1.0, c);
-    const double rb = 0.5 * (dp + g.plastic_radius * g.plastic_radius / dp);  // eq. (27)
-    if (b.residual_overlap > 0) CHECK(b.unloading_radius == Approx(rb).epsilon(1e-6));
-    if (c.residual_overlap > 0) CHECK(c.unloading_radius == Approx(rb).epsilon(1e-6));
     CHECK(b.residual_overlap == Approx(c.residual_overlap).margin(1e-6 * dp));
+    CHECK(b.unloading_radius == Approx(c.unloading_radius).epsilon(1e-5));
   }
 }
 
-TEST_CASE("brake: where eq. (26) gives a negative residual the law keeps F(0) = 0",
+TEST_CASE("brake: just past delta_p the residual is raised until unloading lies below loading",
           "[contact][brake]") {
+  // For this steel eq. (27) gives r_bar < r just past delta_p and eq. (26) a negative residual:
+  // the printed curve would carry force at zero overlap and run above the plastic line (18).
   const auto g = make_brake_regimes(material(210e9, 0.3, 500e6, 200));
   brake_state s;
   const double dm = 1.2 * g.plastic_overlap;
   const double fm = brake_force(g, dm, 1.0, s);
   const double rb = 0.5 * (dm + std::pow(brake_contact_radius(g, dm), 2) / dm);  // eq. (27)
   const double eq26 = dm - std::pow(3 * fm / (4 * g.params.modulus * std::sqrt(rb)), 2.0 / 3.0);
+  REQUIRE(rb < g.params.radius);
   REQUIRE(eq26 < 0);
-  CHECK(s.residual_overlap == 0.0);
+  CHECK(s.residual_overlap > 0.0);
+  CHECK(s.unloading_radius > g.params.radius);
   CHECK(brake_unloading_force(g, dm, s) == Approx(fm).epsilon(1e-12));
+  // The bound is tight: the unloading curve touches loading somewhere below delta_m (or leaves
+  // delta_m with the loading slope), so a smaller residual would cross it.
+  double closest = 1.0;
+  for (int i = 1; i < 4000; ++i) {
+    const double d = dm * i / 4000.0;
+    if (d <= s.residual_overlap) continue;
+    closest = std::min(closest, (brake_loading_force(g, d) - brake_unloading_force(g, d, s)) / fm);
+  }
+  const double slope_gap = (brake_loading_slope(g, dm) - 1.5 * fm / (dm - s.residual_overlap)) /
+                           brake_loading_slope(g, dm);
+  CHECK(std::min(closest, std::abs(slope_gap)) < 1e-4);
+}
+
+TEST_CASE("brake: loading slope is the derivative of the loading force", "[contact][brake]") {
+  const auto g = make_brake_regimes(material(210e9, 0.3, 500e6, 200));
+  for (double w : {0.3, 1.0, 2.0, 5.0, 9.0, 20.0}) {
+    const double d = w * g.yield_overlap;
+    const double h = 1e-6 * d;
+    CHECK(brake_loading_slope(g, d) ==
+          Approx((brake_loading_force(g, d + h) - brake_loading_force(g, d - h)) / (2 * h))
+              .epsilon(1e-5));
+  }
 }
 
 TEST_CASE("brake rejects bad parameters by name", "[contact][brake]") {

@@ -101,15 +101,43 @@ TEST_CASE("registry: parameters come from the pair unless given", "[contact][reg
   in.values["stiffness"] = 1e9;
   in.values["exponent"] = 1.0;
   CHECK(make_law("hertz", in).force(1e-6, 0) == Approx(1e3));
-  // Etsion takes nu and H of the more compliant body (aluminium); Brake the weaker body's nu.
+  // Etsion takes nu and H = 2.8 sigma_y (Tabor) of the body that yields first (aluminium).
   law_inputs only_values;
-  only_values.values = {
-      {"modulus", e}, {"radius", r}, {"poisson", 0.33}, {"hardness", 95 * 9.80665e6}};
+  only_values.values = {{"modulus", e}, {"radius", r}, {"poisson", 0.33}, {"hardness", 2.8 * 276e6}};
   law_inputs pair_only;
   pair_only.pair = in.pair;
   auto from_pair = make_law("etsion", pair_only);
   auto from_values = make_law("etsion", only_values);
-  for (double d : {1e-7, 1e-6, 1e-5})
+  for (double d : {1e-7, 1e-6, 1e-5, 1e-4})
+    CHECK(from_pair.force(d, 1) == Approx(from_values.force(d, 1)).epsilon(1e-13));
+  // Brake: nu of the body that yields first, p0 of eq. (19) = the softer body's hardness.
+  auto brake_pair = make_law("brake", pair_only);
+  auto brake_values = make_law(
+      "brake", {{},
+                {{"modulus", e},
+                 {"radius", r},
+                 {"yield_strength", 276e6},
+                 {"poisson", 0.33},
+                 {"hardness", 95 * 9.80665e6}}});
+  for (double d : {1e-7, 1e-6, 1e-5, 1e-4})
+    CHECK(brake_pair.force(d, 1) == Approx(brake_values.force(d, 1)).epsilon(1e-13));
+}
+
+TEST_CASE("registry: etsion picks the body that yields first, not the more compliant one",
+          "[contact][registry]") {
+  register_builtin_laws();
+  // A soft-yielding stiff body (E 205 GPa, sigma_y 200 MPa) on a hard-yielding compliant one
+  // (E 71.7 GPa, sigma_y 503 MPa): the stiff one yields first.
+  const material soft_steel{"soft", "", 205e9, 0.29, 200e6, 7870, 60, "test", ""};
+  const material hard_alu{"hard", "", 71.7e9, 0.33, 503e6, 2810, 150, "test", ""};
+  law_inputs pair_only;
+  pair_only.pair = contact_pair{hard_alu, soft_steel, 0.01, flat_radius, 0.0,
+                                cylinder_contact::external};
+  const double e = 1 / ((1 - 0.29 * 0.29) / 205e9 + (1 - 0.33 * 0.33) / 71.7e9);
+  auto from_pair = make_law("etsion", pair_only);
+  auto from_values = make_law(
+      "etsion", {{}, {{"modulus", e}, {"radius", 0.01}, {"poisson", 0.29}, {"hardness", 560e6}}});
+  for (double d : {1e-7, 1e-6, 1e-5, 1e-4})
     CHECK(from_pair.force(d, 1) == Approx(from_values.force(d, 1)).epsilon(1e-13));
 }
 

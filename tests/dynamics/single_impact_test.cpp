@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
+#include <tuple>
+#include <vector>
 
 #include "contactuq/contact/contact_geometry.hpp"
 #include "contactuq/contact/hysteresis_damping.hpp"
@@ -263,25 +265,114 @@ TEST_CASE("impact: energy lost equals the area of the force-overlap loop", "[dyn
   }
 }
 
-TEST_CASE("impact: brake dissipates except where its unloading runs above its loading",
+TEST_CASE("impact: brake and etsion dissipate where their printed unloading would not",
           "[dynamics][impact]") {
   const auto integrator = GENERATE(impact_integrator::dopri5, impact_integrator::cvode_adams);
   INFO(label(integrator));
-  // For this steel (p0/sigma_y = 3.0, delta_p = 9.1 delta_y) an impact at 0.1 m/s unloads from the
-  // mixed regime and at 10 m/s from deep in the plastic one: energy is lost. At 1 m/s the peak
-  // overlap falls just past delta_p, where the plastic line (18) is steeper than any elastic
-  // unloading curve (25) through (delta_m, F_m) (see brake.hpp): the unloading curve lies above
-  // the loading curve and the model returns more energy than it took, e > 1.
+  // At 1 m/s Brake's peak overlap falls just past delta_p (p0/sigma_y = 3.0, delta_p = 9.1 delta_y
+  // for this steel), where eqs. (26)-(27) as printed unload above loading (e = 1.07 before the
+  // admissibility bound); at 0.04 m/s Etsion's falls just past yield, where the fits' jump did.
+  for (const auto& [name, v0] : {std::pair{"brake", 1.0}, std::pair{"etsion", 0.04}}) {
+    INFO(name);
+    auto o = options(v0, integrator);
+    o.record_history = true;
+    o.samples_per_step = 40;
+    const auto r = simulate_impact(law(name), o);
+    REQUIRE(r.ok());
+    const double kinetic = 0.5 * sphere_mass() * v0 * v0;
+    CHECK(r.restitution < 1.0);
+    CHECK(r.energy_dissipated > 0.0);
+    CHECK(r.residual_overlap > 0.0);
+    CHECK(loop_area(r) == Approx(r.energy_dissipated).margin(2e-5 * kinetic));
+  }
   CHECK(simulate_impact(law("brake"), options(0.1, integrator)).restitution < 0.9);
   CHECK(simulate_impact(law("brake"), options(10.0, integrator)).restitution < 0.75);
-  auto o = options(1.0, integrator);
-  o.record_history = true;
-  o.samples_per_step = 40;
-  const auto r = simulate_impact(law("brake"), o);
-  REQUIRE(r.ok());
-  CHECK(r.restitution > 1.0);
-  CHECK(loop_area(r) == Approx(r.energy_dissipated).margin(1e-5 * 0.5 * sphere_mass()));
-  CHECK(r.energy_dissipated < 0.0);
+}
+
+TEST_CASE("impact: every law is admissible for every material and speed",
+          "[dynamics][impact][admissible]") {
+  // Every sphere law of studies/impact_models.toml x every built-in material (10 mm sphere on a
+  // flat of the same material) x 40 log-spaced speeds from 1 mm/s to 10 m/s:
+  //   0 <= e <= 1, energy lost = area of the force-overlap loop, and e from the velocities equal
+  //   to e from that loop, sqrt(1 - W / (1/2 m v0^2)).
+  // Tolerances follow from the integrator's: at rtol 1e-8 (tightened atol) the elastic laws
+  // return e = 1 within 2e-7 (measured), so e <= 1 + 1e-6 leaves noise and nothing else; the
+  // loop area is a trapezoid sum over 8 dense-output samples per step, good to ~1e-5 of the
+  // kinetic energy, and 1e-4 bounds it.
+  using values = std::map<std::string, double>;
+  const std::vector<std::tuple<std::string, values, bool>> laws = {
+      {"cor", values{{"restitution", 0.8}}, false},
+      {"kelvin_voigt", values{{"stiffness", 1e7}, {"damping", 280.0}}, false},
+      {"brake", values{}, true},
+      {"etsion", values{}, true},
+      {"thornton", values{}, true},
+      {"hertz", values{}, true},
+      {"kelvin_voigt_cr", values{{"stiffness", 1e7}, {"restitution", 0.64}}, false},
+      {"lankarani_nikravesh", values{{"restitution", 0.8}}, true},
+      {"hunt_crossley", values{{"restitution", 0.8}}, true},
+      {"flores", values{{"restitution", 0.8}}, true},
+      {"gonthier", values{{"restitution", 0.8}}, true},
+      {"elastogap", values{{"damping", 30.0}}, true},
+      {"elastogap_unbounded", values{{"damping", 30.0}}, true},
+      {"elastogap_clipped", values{{"damping", 30.0}}, true},
+  };
+  constexpr int speeds = 40;
+  register_builtin_laws();
+  impact_simulator simulator;
+  long impacts = 0;
+  for (const auto& [name, given, with_pair] : laws) {
+    double worst_e = 0.0, worst_loop = 0.0, worst_agreement = 0.0;
+    std::string at_e, at_loop, at_agreement;
+    for (const auto& material_name : materials().names()) {
+      const auto& m = materials().at(material_name);
+      law_inputs in;
+      if (with_pair) in.pair = contact_pair{m, m, sphere_radius, flat_radius, 0.0,
+                                            cylinder_contact::external};
+      in.values = given;
+      const auto contact = make_law(name, in);
+      const double mass = m.density * 4.0 / 3.0 * std::numbers::pi * std::pow(sphere_radius, 3);
+      for (int i = 0; i < speeds; ++i) {
+        const double v0 = 1e-3 * std::pow(1e4, i / (speeds - 1.0));
+        impact_options o;
+        o.mass_1 = mass;
+        o.approach_velocity = v0;
+        o.relative_tolerance = 1e-8;
+        o.absolute_tolerance = 1e-10;
+        o.record_history = true;
+        o.samples_per_step = 8;
+        const auto r = simulator.run(contact, o);
+        ++impacts;
+        const std::string where = material_name + " at " + std::to_string(v0) + " m/s";
+        INFO(name << ", " << where << ": " << r.message);
+        REQUIRE(r.ok());
+        const double kinetic = 0.5 * mass * v0 * v0;
+        CHECK(r.restitution >= 0.0);
+        if (r.restitution > worst_e) {
+          worst_e = r.restitution;
+          at_e = where;
+        }
+        if (contact.is_impact_map()) continue;  // no loop: the jump of eq. (11)
+        const double loop = loop_area(r) / kinetic;
+        const double mismatch = std::abs(loop - r.energy_dissipated / kinetic);
+        if (mismatch > worst_loop) {
+          worst_loop = mismatch;
+          at_loop = where;
+        }
+        const double e_loop = std::sqrt(std::max(0.0, 1 - loop));
+        if (std::abs(e_loop - r.restitution) > worst_agreement) {
+          worst_agreement = std::abs(e_loop - r.restitution);
+          at_agreement = where;
+        }
+      }
+    }
+    INFO(name << ": largest e 1 + " << worst_e - 1 << " (" << at_e << "), loop mismatch " << worst_loop
+              << " KE (" << at_loop << "), |e_velocity - e_loop| " << worst_agreement << " ("
+              << at_agreement << ")");
+    CHECK(worst_e <= 1.0 + 1e-6);
+    CHECK(worst_loop <= 1e-4);
+    CHECK(worst_agreement <= 1e-4);
+  }
+  CHECK(impacts == 14L * static_cast<long>(materials().names().size()) * speeds);
 }
 
 TEST_CASE("impact: cor is a velocity jump, eq. (11)", "[dynamics][impact]") {

@@ -1,9 +1,12 @@
 // The validation set-up of Skrinjar et al. (003_...) Section 5, Tables 1-3 and eq. (34).
 #include "contactuq/multibody/pinslot.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
+#include <string>
+#include <vector>
 
 #include "contactuq/error.hpp"
 
@@ -81,4 +84,131 @@ TEST_CASE("bad set-up values name the field", "[multibody]") {
   p.spring_preload = 100.0;  // free length would be negative
   CHECK_THROWS_WITH(p.validate(), Catch::Contains("spring_preload"));
   CHECK_THROWS_WITH(parse_joint_type("slider"), Catch::Contains("unknown joint type 'slider'"));
+}
+
+namespace {
+
+// The 60 ms run of the shipped studies (studies/pinslot_validation.toml,
+// studies/pinslot_contact_laws.toml): Table 3 settings, the assumed F0 = 3 N, spring 3000 N/m with
+// 1 N preload, the 301-point filter.
+pinslot_result run_case(joint_type joint, const std::string& law = "lankarani_nikravesh",
+                        double force_amplitude = 3.0) {
+  auto p = pinslot_defaults(joint);
+  p.contact.law = law;
+  p.force_amplitude = force_amplitude;
+  const auto r = simulate_pinslot(p, pinslot_simulation_defaults());
+  REQUIRE(r.ok());
+  return r;
+}
+
+double rms_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());  // the same uniform sample grid
+  double sum = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
+  return std::sqrt(sum / static_cast<double>(a.size()));
+}
+
+// Mean filtered F_x over the last 5 ms: the force the joint carries at the end of the run.
+double final_fx(const pinslot_result& r) {
+  double sum = 0.0;
+  int n = 0;
+  for (std::size_t i = 0; i < r.fx_filtered.size(); ++i)
+    if (r.simulation.time[i] > 0.055) {
+      sum += r.fx_filtered[i];
+      ++n;
+    }
+  return sum / n;
+}
+
+// Whether the pin ever pressed on the arc at P, the slot end it slides towards (feature 0).
+bool touches_p_end(const pinslot_result& r) {
+  for (std::size_t i = 0; i < r.simulation.feature.size(); ++i)
+    if (r.simulation.in_contact[i] && r.simulation.feature[i] == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("Section 6, joints: the slot lowers the force the pin carries (docs/pinslot.md)",
+          "[multibody][pinslot_claims]") {
+  const auto defaults = pinslot_defaults(joint_type::pscj);
+  REQUIRE(defaults.force_amplitude == 3.0);  // the assumed set-up the docs report
+  REQUIRE(defaults.spring_preload == 1.0);
+  const auto pscj = run_case(joint_type::pscj);
+  const auto rcj = run_case(joint_type::rcj);
+  const auto irj = run_case(joint_type::irj);
+  // Filtered peaks and impulses: PSCJ < RCJ < IRJ (1.01 < 1.78 < 1.97 N; 26 < 58 < 65 mN*s).
+  CHECK(pscj.peak_force_filtered < rcj.peak_force_filtered);
+  CHECK(rcj.peak_force_filtered < irj.peak_force_filtered);
+  CHECK(pscj.impulse < 0.6 * rcj.impulse);
+  CHECK(rcj.impulse < irj.impulse);
+  CHECK(rcj.impacts > pscj.impacts);
+  CHECK(irj.impacts == 0);
+  // With F0 = 3 N the pulse lifts body 0 off the pin (the pin slides towards P and back without
+  // reaching it): the filtered PSCJ force never rises above the 1 N preload.
+  CHECK_FALSE(touches_p_end(pscj));
+  CHECK(pscj.peak_force_filtered < 1.02 * defaults.spring_preload);
+  CHECK(pscj.peak_force_filtered > 0.98 * defaults.spring_preload);
+}
+
+TEST_CASE("Section 6, contact laws: what the shipped set-up shows and what it does not",
+          "[multibody][pinslot_claims]") {
+  const auto ln = run_case(joint_type::pscj, "lankarani_nikravesh");
+  const auto hertz = run_case(joint_type::pscj, "hertz");
+  const auto kv = run_case(joint_type::pscj, "kelvin_voigt_cr");
+  const auto johnson = run_case(joint_type::pscj, "johnson_cylinder");
+  const auto damped = run_case(joint_type::pscj, "johnson_cylinder_damped");
+  const auto rms_x = [&](const pinslot_result& r) { return rms_difference(r.fx_filtered, ln.fx_filtered); };
+  const auto max_fy = [](const pinslot_result& r) {
+    double m = 0.0;
+    for (double v : r.fy_filtered) m = std::max(m, std::abs(v));
+    return m;
+  };
+  // Kelvin-Voigt and elastic Johnson rattle chaotically: inputs that differ in the last binary
+  // digit give Kelvin-Voigt 66 to 233 impacts and Johnson a filtered peak of 1.42 to 1.98 N. Only
+  // statements that held for every such perturbation tried are checked here (and made in the
+  // docs).
+  // Holds: Kelvin-Voigt chatters (the most impacts) and carries the largest filtered y force.
+  for (const auto* other : {&ln, &hertz, &johnson, &damped}) {
+    CHECK(kv.impacts > other->impacts);
+    CHECK(max_fy(kv) > max_fy(*other));
+  }
+  // Holds: Johnson with Lankarani-Nikravesh dissipation is the closest to Lankarani-Nikravesh;
+  // elastic Johnson the furthest, with the largest filtered peak.
+  for (const auto* other : {&hertz, &kv, &johnson}) CHECK(rms_x(damped) < rms_x(*other));
+  for (const auto* other : {&hertz, &kv, &damped}) {
+    CHECK(rms_x(johnson) > rms_x(*other));
+    CHECK(johnson.peak_force_filtered > other->peak_force_filtered);
+  }
+  CHECK(johnson.peak_force_filtered > 1.3 * ln.peak_force_filtered);
+  // Not reproduced (the paper says otherwise): by the RMS of the filtered F_x Kelvin-Voigt is
+  // closer to Lankarani-Nikravesh than Hertz is, and Hertz ends with the smaller steady force.
+  CHECK(rms_x(kv) < rms_x(hertz));
+  CHECK(std::abs(final_fx(hertz)) < std::abs(final_fx(ln)));
+}
+
+TEST_CASE("Section 6, contact laws: the orderings among laws depend on the assumed F0",
+          "[multibody][pinslot_claims]") {
+  // With F0 = 6 N the pin crosses the slot and strikes its far end; then Hertz is closer to
+  // Lankarani-Nikravesh than Kelvin-Voigt and ends with the larger steady force, as the paper
+  // says, and the filtered force exceeds the preload. At 4 N Kelvin-Voigt is again
+  // the closest (docs/pinslot.md): no ordering among laws is robust to F0.
+  const auto ln = run_case(joint_type::pscj, "lankarani_nikravesh", 6.0);
+  const auto hertz = run_case(joint_type::pscj, "hertz", 6.0);
+  const auto kv = run_case(joint_type::pscj, "kelvin_voigt_cr", 6.0);
+  const auto rms_x = [&](const pinslot_result& r) { return rms_difference(r.fx_filtered, ln.fx_filtered); };
+  CHECK(rms_x(hertz) < rms_x(kv));
+  CHECK(std::abs(final_fx(hertz)) > std::abs(final_fx(ln)));
+  CHECK(ln.peak_force_filtered > 2.0);
+  CHECK(touches_p_end(ln));
+  const auto rcj = run_case(joint_type::rcj, "lankarani_nikravesh", 6.0);
+  const auto irj = run_case(joint_type::irj, "lankarani_nikravesh", 6.0);
+  CHECK(ln.peak_force_filtered < rcj.peak_force_filtered);
+  CHECK(rcj.peak_force_filtered < irj.peak_force_filtered);
+  const auto kv4 = run_case(joint_type::pscj, "kelvin_voigt_cr", 4.0);
+  const auto ln4 = run_case(joint_type::pscj, "lankarani_nikravesh", 4.0);
+  const auto hertz4 = run_case(joint_type::pscj, "hertz", 4.0);
+  CHECK_FALSE(touches_p_end(ln4));
+  CHECK(rms_difference(kv4.fx_filtered, ln4.fx_filtered) <
+        rms_difference(hertz4.fx_filtered, ln4.fx_filtered));
 }

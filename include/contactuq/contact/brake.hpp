@@ -16,21 +16,27 @@
 //   delta_p = (p0/sigma_y)^2 delta_y,  a_p = sqrt(2 r delta_p + xi),  F_p = p0 pi a_p^2  (20)-(21)
 // E: effective modulus [Pa]; r: effective radius [m]; delta: overlap [m]; a: contact radius [m].
 //
-// Where we read the printed equations differently, and why:
+// Where we read the printed equations differently, and why (derivations in docs/impact-laws.md):
 //  - eq. (22) prints xi = (r 3 pi p0/(4E))^2 - 2 (p0/sigma_y)^2 delta_p, which mixes m^2 and m.
 //    We take xi = a_p^2 - 2 r delta_p with a_p = 3 pi r p0 / (4 E): the Hertz contact radius at
 //    mean pressure p0, which is what eq. (21) then returns for a_p (and 2 r delta_p =
 //    2 r (p0/sigma_y)^2 delta_y is the dimensionally consistent second term).
-//  - eq. (19) is read as the harmonic mean of the two hardnesses (see combined_hardness()).
+//  - eq. (19) is read as the hardness of the body that flows, min(H1, H2) (combined_hardness()).
 //  - r_bar'_p in eq. (28) is the exact derivative of eq. (27) with (17), 1/2 (1 - xi/delta_p^2),
 //    where the paper takes a forward difference of the same function.
-//  - Where eq. (26) gives delta_bar < 0 (it does for delta_m roughly between 10 and 40 delta_y
-//    for steel), the unloading curve would still carry force at zero overlap and jump to zero at
-//    separation. We then set delta_bar = 0 and take r_bar from continuity at (delta_m, F_m),
-//    r_bar = (3 F_m / (4 E delta_m^(3/2)))^2; the two agree where eq. (26) gives exactly 0.
-//  - Known behaviour of the model, kept: just above delta_p the plastic line (18) is steeper than
-//    any elastic unloading curve through (delta_m, F_m) can be, so there unloading from delta_m
-//    runs above the loading curve (by up to ~15 % of F_m for steel).
+//  - Admissible unloading (departs from eqs. (26)-(28)): with the repaired xi < 0 the plastic
+//    line (18) is steeper just past delta_p than the Hertz-type curve (25) with r_bar of (27)
+//    (which gives r_bar < r there), so the printed curve runs above loading and the impact
+//    returns more energy than it took. Unloading is elastic recovery of a deformed sphere, so we
+//    require r_bar >= r and F_unload <= F_load on [delta_bar, delta_m]. With q(delta) =
+//    (F_load(delta)/F_m)^(2/3) that is delta_bar >= sup (delta - q delta_m)/(1 - q) (the
+//    limit at delta_m is the slope condition delta_bar >= delta_m - 3/2 F_m / F_load'(delta_m)),
+//    and r_bar >= r is delta_bar >= delta_m - (3 F_m / (4 E sqrt(r)))^(2/3). delta_bar is the
+//    largest of eq. (26), those two bounds and 0, and r_bar then follows from continuity at
+//    (delta_m, F_m), r_bar = (3 F_m / (4 E (delta_m - delta_bar)^(3/2)))^2. Where eq. (26)
+//    already satisfies both (delta_m^2 >= -xi, where eq. (27) gives r_bar >= r), nothing
+//    changes; in the mixed regime and up to that point r_bar >= r decides unless the loading
+//    bound does (docs/impact-laws.md tabulates which).
 // Branches follow the history (below delta_m: unloading curve both ways), as for thornton.hpp.
 
 namespace contactuq::contact {
@@ -75,12 +81,15 @@ struct brake_state {
   double max_overlap = 0.0;       ///< delta_m [m], largest overlap so far
   double max_force = 0.0;         ///< F_m [N]
   double max_radius = 0.0;        ///< a_m [m], contact radius at delta_m
-  double unloading_radius = 0.0;  ///< r_bar [m], eqs. (27)-(28)
-  double residual_overlap = 0.0;  ///< delta_bar [m], eq. (26), >= 0
+  double unloading_radius = 0.0;  ///< r_bar [m], eqs. (27)-(28) or continuity, >= r
+  double residual_overlap = 0.0;  ///< delta_bar [m], eq. (26) or the admissible bound, >= 0
 };
 
 // Loading force, eqs. (13), (18), (23) [N].
 double brake_loading_force(const brake_regimes& regimes, double delta);
+// dF/d delta of the loading curve [N/m] (left derivative at the regime boundaries, where it is
+// continuous anyway).
+double brake_loading_slope(const brake_regimes& regimes, double delta);
 // Contact radius on loading, eqs. (17), (24) [m].
 double brake_contact_radius(const brake_regimes& regimes, double delta);
 // Elastic unloading from the history in state, eq. (25) [N]; 0 below delta_bar.

@@ -30,11 +30,13 @@ double hertz_stiffness(double modulus, double radius);
 // Brinell hardness number HB [kgf/mm^2] to pressure [Pa]: p = HB g 1e6 (Brake 2014, below eq. 19).
 double brinell_to_pascal(double brinell);
 
-// Hardness of the pair, Brake 2014 eq. (19), read as the harmonic mean
-//   H = 2 (1/H1 + 1/H2)^-1 = (1/(2 H1) + 1/(2 H2))^-1
-// The printed form (2/H1 + 2/H2)^-1 gives H/4 for two equal bodies, which puts p0 below the
-// yield strength and the fully plastic onset (eq. 20) before first yield; the harmonic mean
-// gives H for equal bodies, as the Tabor hardness (ref. [43] there) requires. Any unit.
+// Hardness of the pair, Brake 2014 eq. (19), read as the hardness of the body that flows,
+//   H = min(H1, H2)
+// The fully plastic mean pressure p0 (eqs. 16, 20) is carried by the softer body flowing under
+// the harder one, so it cannot exceed the softer body's hardness. The printed form
+// (2/H1 + 2/H2)^-1 gives H/4 for two equal bodies, which puts p0 below the yield strength and
+// the fully plastic onset (eq. 20) before first yield; a harmonic mean 2 (1/H1 + 1/H2)^-1 gives
+// H for equal bodies but up to 2 H_soft for unlike ones. Any unit.
 double combined_hardness(double hardness_1, double hardness_2);
 
 }  // namespace contactuq::contact

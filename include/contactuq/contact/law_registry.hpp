@@ -19,7 +19,8 @@
 //   stiffness         Hertz K = 4/3 E sqrt(r) (hertz, elastogap*, the hysteresis family)
 //   yield_strength    min(sigma_y1, sigma_y2)
 //   poisson, hardness brake: nu of the body that yields first, H of eq. (19) from both Brinell
-//                     numbers; etsion: nu and H of the more compliant body (lower E)
+//                     numbers (the softer one); etsion: nu and H = 2.8 sigma_y (Tabor, not
+//                     Brinell) of the body that yields first (lower sigma_y)
 //   radius_difference, length   johnson_cylinder: eq. (30) from the radii and the pair's
 //                     cylinder kind; length from the pair
 // Explicit values win over derived ones. A key the law does not read, a missing value, or a
