@@ -5,7 +5,7 @@ CURVE_STUDY ?= studies/williams_bifurcated.toml
 BIN := build/release/contactuq
 OUT := out/$(notdir $(STUDY:.toml=))
 
-.PHONY: deps build build-asan run curve test test-release test-asan bench clean
+.PHONY: deps build build-cli build-asan run curve test test-release test-asan bench clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -14,19 +14,24 @@ build: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
 
+# Only the command-line tool: what `make run` and `make curve` need.
+build-cli: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target contactuq_cli
+
 build-asan: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 
 # The default study: sample it, print the statistics, draw the figures.
-run: build
+run: build-cli
 	@mkdir -p out
 	$(BIN) run $(STUDY) -o $(OUT).h5
 	$(BIN) summarize $(OUT).h5
 	$(BIN) plot $(OUT).h5 -o $(OUT)_plots
 
 # One deterministic insertion curve with its critical points.
-curve: build
+curve: build-cli
 	@mkdir -p out
 	$(BIN) curve $(CURVE_STUDY) -o out/$(notdir $(CURVE_STUDY:.toml=.csv))
 
