@@ -230,11 +230,11 @@ TEST_CASE("bad design options say which field, its value and what is allowed", "
   CHECK_THROWS_WITH(options.validate(),
                     Contains("maximin_iterations = 2000000000: must be <= 1e9"));
   try {
-    parse_design_kind("sobol");
+    parse_design_kind("faure");
     FAIL("no exception");
   } catch (const contactuq::parameter_error& e) {
     CHECK(e.field() == "design");
-    CHECK_THAT(e.what(), Contains("unknown design 'sobol'") && Contains("latin_hypercube"));
+    CHECK_THAT(e.what(), Contains("unknown design 'faure'") && Contains("latin_hypercube"));
   }
   CHECK(parse_design_kind("maximin_latin_hypercube") == design_kind::maximin_latin_hypercube);
   CHECK(parse_stratum_position("centered") == stratum_position::centred);
