@@ -122,9 +122,9 @@ merge_summary merge_ensembles(std::span<const std::filesystem::path> parts, cons
   for (std::size_t k = 1; k <= count; ++k)
     if (!by_index.contains(k)) missing.push_back(fmt::format("{}/{}", k, count));
   if (!missing.empty())
-    throw ensemble_error(fmt::format("merge: shard{} {} missing: every shard 1/{} .. {}/{} is needed",
+    throw ensemble_error(fmt::format("merge: shard{} {} {} missing: every shard 1/{} .. {}/{} is needed",
                                      missing.size() > 1 ? "s" : "", fmt::join(missing, ", "),
-                                     missing.size() > 1 ? "are" : "is", count, count));
+                                     missing.size() > 1 ? "are" : "is", count, count, count));
 
   // The whole plan's schema: the shard fields cleared.
   ensemble_schema whole = first_schema;

@@ -2,7 +2,9 @@
 // merged file holds the same bits as one process running the whole study.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -56,6 +58,17 @@ std::string quickstart(const shard_dir& d, const std::string& name, std::size_t 
   const std::string path = d / name;
   std::ofstream(path) << text;
   return path;
+}
+
+// Runs a shell command line; exit code and output (stdout and stderr).
+cli_result run_shell(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(pipe);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 bool same(const io::sample_matrix& a, const io::sample_matrix& b) {
@@ -182,12 +195,12 @@ TEST_CASE("the Slurm array scripts, driven with the array variables, give the bi
   SECTION("one array task at a time, then the merge job") {
     for (int k = 1; k <= 3; ++k) {
       const cli_result task =
-          run_cli("env " + env + "SLURM_ARRAY_TASK_ID=" + std::to_string(k) + " bash " + scripts + "shard.sbatch");
+          run_shell("env " + env + "SLURM_ARRAY_TASK_ID=" + std::to_string(k) + " bash " + scripts + "shard.sbatch");
       INFO(task.output);
       REQUIRE(task.exit_code == 0);
       CHECK(fs::exists(d / ("run/part_" + std::to_string(k) + ".done")));
     }
-    const cli_result merge = run_cli("env " + env + "bash " + scripts + "merge.sbatch");
+    const cli_result merge = run_shell("env " + env + "bash " + scripts + "merge.sbatch");
     INFO(merge.output);
     REQUIRE(merge.exit_code == 0);
     check_bit_identical(d / "run/study.h5", d / "whole.h5");
@@ -199,7 +212,7 @@ TEST_CASE("the Slurm array scripts, driven with the array variables, give the bi
                                (d / "sbatch.log") + " ";
     // Shard 2 fails: its part file is a directory the run cannot replace.
     fs::create_directories(d / "run/part_2.h5/blocked");
-    const cli_result first = run_cli("env " + sbatch + "bash " + scripts + "submit.sh " + study + " 3 " + (d / "run"));
+    const cli_result first = run_shell("env " + sbatch + "bash " + scripts + "submit.sh " + study + " 3 " + (d / "run"));
     INFO(first.output);
     CHECK(fs::exists(d / "run/part_1.done"));
     CHECK_FALSE(fs::exists(d / "run/part_2.done"));
@@ -208,7 +221,7 @@ TEST_CASE("the Slurm array scripts, driven with the array variables, give the bi
 
     fs::remove_all(d / "run/part_2.h5");
     const cli_result again =
-        run_cli("env " + sbatch + "bash " + scripts + "submit.sh --resubmit " + study + " 3 " + (d / "run"));
+        run_shell("env " + sbatch + "bash " + scripts + "submit.sh --resubmit " + study + " 3 " + (d / "run"));
     INFO(again.output);
     REQUIRE(again.exit_code == 0);
     CHECK_THAT(again.output, Contains("shards 2: job"));
