@@ -194,7 +194,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                  s.cases.size() > 1 ? fmt::format("{} epistemic cases x {}", s.cases.size(), s.per_case())
                                     : fmt::format("{}", s.per_case()), uq::to_string(s.sampling.design.kind), s.sampling.design.seed,
                  s.aleatoric().size(), threads, threads == 1 ? "" : "s");
-      if (writer.completed() > 0) fmt::print("resuming after sample {}\n", writer.completed());
+      if (writer.completed() > 0) fmt::print("resuming after sample {}\n", range.first + writer.completed());
     }
 
     const io::sample_matrix inputs = study::sample_inputs(s);

@@ -219,7 +219,8 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
   const std::int64_t seed = t.integer_or("seed", 1);
   if (seed < 0) t.fail("seed", "must be an integer >= 0");
   s.design.seed = static_cast<std::uint64_t>(seed);
-  const std::int64_t replicates = t.integer_or("replicates", qmc ? 10 : 1);
+  // A pick-freeze design estimates Sobol indices from one set: one replicate by default.
+  const std::int64_t replicates = t.integer_or("replicates", qmc && !t.boolean_or("sobol", false) ? 10 : 1);
   if (!qmc && t.has("replicates"))
     t.fail("replicates", fmt::format("only the sobol and halton designs take replicates (design {})",
                                      uq::to_string(s.design.kind)));

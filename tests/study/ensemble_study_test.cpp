@@ -219,6 +219,10 @@ TEST_CASE("RQMC options are checked", "[ensemble_study][qmc]") {
               "sampling.replicates", "only the sobol and halton designs take replicates");
   check_error({{"design = \"latin_hypercube\"", "design = \"sobol\"\nmethod = \"sobol\""}},
               line_of("design = \"latin_hypercube\"") + 1, "sampling.method", "not both");
-  // The default: 10 replicates.
+  // The default: 10 replicates; 1 for a pick-freeze (Sobol indices) design.
   CHECK(quickstart({{"design = \"latin_hypercube\"", "design = \"halton\""}}).sampling.design.replicates == 10);
+  const ensemble_study pf = quickstart({{"design = \"latin_hypercube\"", "design = \"sobol\"\nsobol = true"},
+                                        {"[[sampling.correlation]]\nbetween = [\"K\", \"theta0\"]\nrho = 0.3", ""}});
+  CHECK(pf.sampling.design.replicates == 1);
+  CHECK(pf.sampling.sobol);
 }
