@@ -47,6 +47,7 @@ bench: build
 	bash bench/run_curve_peer.sh
 	bash bench/run_impact_peer.sh
 	bash bench/run_ensemble_peer.sh
+	bash bench/run_qmc.sh
 
 clean:
 	rm -rf build out

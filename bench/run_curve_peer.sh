@@ -25,4 +25,5 @@ for key in ("sum_abs_Fx", "sum_peak"):
         sys.exit(f"results differ: {key} {a[key]} vs {b[key]} (relative {rel:.2e})")
 print(f"results agree (sum_abs_Fx, sum_peak to 1e-9); throughput ratio contactuq / numpy = "
       f"{b['seconds'] / a['seconds']:.1f}x ({a['points'] / a['seconds']:.3g} vs {b['points'] / b['seconds']:.3g} points/s)")
+print(f"RATIO curve_vs_numpy {b['seconds'] / a['seconds']:.2f}")
 PY

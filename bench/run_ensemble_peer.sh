@@ -68,4 +68,13 @@ print(f"peer (OpenTURNS LHS + NumPy model + h5py), {int(peer['samples'])} sample
       f"{peer['seconds']:.1f} s, {peer_rate:.0f} samples/s")
 print(f"ratio contactuq / peer, end to end: {n / wall1 / peer_rate:.1f}x at -j 1, "
       f"{n / wall2 / peer_rate:.1f}x at -j 2")
+# Serial fraction of the -j 1 run: its wall time less the work the parallel stages do (evaluation
+# and compression in the workers = the runner's time without the serial append stage), over the
+# wall time. Process start, planning, the append stage and finishing the file are what is left.
+parallel = p1["write_run_s"] - p1["append_s"]
+print(f"serial part of the -j 1 run: {wall1 - parallel:.2f} s of {wall1:.2f} s "
+      f"(append stage {p1['append_s']:.2f} s)")
+print(f"RATIO ensemble_vs_openturns {n / wall1 / peer_rate:.2f}")
+print(f"RATIO speedup_j2 {wall1 / wall2:.3f}")
+print(f"RATIO serial_fraction {max(0.0, wall1 - parallel) / wall1:.4f}")
 PY

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "contactuq/io/ensemble_merge.hpp"
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/model/registry.hpp"
 #include "contactuq/study/ensemble_runner.hpp"
@@ -134,6 +135,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     bool resume = false;
     bool quiet = false;
     int compression = 1;
+    std::string shard;
   };
   auto o = std::make_shared<options>();
   sub->add_option("study", o->study, "Study file (TOML), e.g. studies/quickstart.toml")
@@ -145,6 +147,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "zlib level of the datasets, 0 (none, fastest to write) to 9; a resumed file keeps its own")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
+  sub->add_option("--shard", o->shard,
+                  "Evaluate only part k of K (k/K, 1 <= k <= K) of the plan into its own file; join the parts "
+                  "with `contactuq merge`");
   sub->add_flag("--resume", o->resume, "Finish an interrupted run of the same study in the same file");
   sub->add_flag("-q,--quiet", o->quiet, "No progress and no summary");
   sub->callback([o, &exit_code] {
@@ -161,6 +166,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
     schema.metadata.host = io::host_name();
     schema.metadata.git_commit = git_commit();
     schema.metadata.threads = threads;
+    // A shard: plan samples [first, end) only, numbered in the plan (io/ensemble_merge.hpp).
+    std::pair<std::size_t, std::size_t> range{0, s.rows()};
+    if (!o->shard.empty()) {
+      const io::shard_spec spec = io::parse_shard(o->shard);
+      range = io::shard_range(spec, s.rows());
+      schema = io::shard_schema(schema, spec);
+    }
 
     // What a resumed file already holds, for the summary.
     std::optional<io::ensemble> previous;
@@ -182,15 +194,16 @@ void add_run_command(CLI::App& app, int& exit_code) {
                  s.cases.size() > 1 ? fmt::format("{} epistemic cases x {}", s.cases.size(), s.per_case())
                                     : fmt::format("{}", s.per_case()), uq::to_string(s.sampling.design.kind), s.sampling.design.seed,
                  s.aleatoric().size(), threads, threads == 1 ? "" : "s");
-      if (writer.completed() > 0) fmt::print("resuming after sample {}\n", writer.completed());
+      if (writer.completed() > 0) fmt::print("resuming after sample {}\n", range.first + writer.completed());
     }
 
     const io::sample_matrix inputs = study::sample_inputs(s);
-    progress_printer progress(writer.completed());
+    progress_printer progress(range.first + writer.completed());
     study::run_options ro;
     ro.threads = o->threads;
     ro.block_size = writer.chunk_rows();  // whole chunks: each is compressed once
-    ro.first = writer.completed();
+    ro.first = range.first + writer.completed();
+    ro.end = range.second;
     ro.stop = &interrupted;
     if (!o->quiet) ro.progress = std::ref(progress);
     interrupted = false;
@@ -204,18 +217,21 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
     std::signal(SIGINT, old_handler);
 
-    if (result.completed == s.rows()) {
+    if (result.completed == range.second) {
       writer.finish(io::iso8601_now());
-      if (!o->quiet) print_summary(s, sink);
-      fmt::print("\nwrote {} ({} samples)\n", out.string(), result.completed);
+      if (!o->quiet && o->shard.empty()) print_summary(s, sink);
+      fmt::print("\nwrote {} ({} samples{})\n", out.string(), result.completed - range.first,
+                 o->shard.empty() ? "" : fmt::format(", shard {} of the plan", o->shard));
       exit_code = 0;
     } else if (result.aborted) {
       fmt::print(stderr, "contactuq run: aborted (failures = \"abort\"): {}\n", result.abort_message);
-      fmt::print(stderr, "{} of {} samples are in {}\n", result.completed, s.rows(), out.string());
+      fmt::print(stderr, "{} of {} samples are in {}\n", result.completed - range.first, range.second - range.first,
+                 out.string());
       exit_code = 1;
     } else {
-      fmt::print(stderr, "\ncontactuq run: interrupted; {} of {} samples are in {}. Continue with:\n  contactuq run {} -o {} --resume\n",
-                 result.completed, s.rows(), out.string(), o->study, out.string());
+      fmt::print(stderr, "\ncontactuq run: interrupted; {} of {} samples are in {}. Continue with:\n  contactuq run {} -o {}{} --resume\n",
+                 result.completed - range.first, range.second - range.first, out.string(), o->study, out.string(),
+                 o->shard.empty() ? "" : " --shard " + o->shard);
       exit_code = 130;
     }
   });

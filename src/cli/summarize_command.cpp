@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/study/nested_summary.hpp"
+#include "contactuq/uq/replicates.hpp"
 #include "contactuq/uq/statistics.hpp"
 #include "json_writer.hpp"
 
@@ -59,6 +60,12 @@ std::string attribute(const io::ensemble_input& in, std::string_view key) {
   return {};
 }
 
+// A finished plain QMC study with replicates, whose intervals come from them.
+bool replicate_intervals(const io::ensemble& e) {
+  const auto& m = e.schema.metadata;
+  return m.replicates > 1 && m.cases() == 1 && m.pick_freeze_inputs == 0 && e.rows == m.samples;
+}
+
 void print_text(const io::ensemble& e, const std::vector<uq::summary>& summaries, const status_counts& c,
                 const summarize_options& o, bool nested) {
   const auto& m = e.schema.metadata;
@@ -83,7 +90,11 @@ void print_text(const io::ensemble& e, const std::vector<uq::summary>& summaries
 
   if (nested) return;  // per case, below: pooling the cases would mix the model forms
   const std::string ci = fmt::format("{:g}% CI", 100.0 * o.confidence);
-  fmt::print("\nOutputs (SI units; {} from {} bootstrap resamples; failed samples left out):\n", ci, o.bootstrap);
+  if (replicate_intervals(e))
+    fmt::print("\nOutputs (SI units; {} from {} independent QMC replicates; failed samples left out):\n", ci,
+               e.schema.metadata.replicates);
+  else
+    fmt::print("\nOutputs (SI units; {} from {} bootstrap resamples; failed samples left out):\n", ci, o.bootstrap);
   for (std::size_t j = 0; j < summaries.size(); ++j) {
     const auto& out = e.schema.outputs[j];
     const uq::summary& s = summaries[j];
@@ -349,7 +360,9 @@ void summarize_ensemble(const summarize_options& o) {
     for (std::size_t j = 0; j < e.schema.outputs.size(); ++j) {
       const auto column = e.outputs.col(static_cast<Eigen::Index>(j));
       const std::vector<double> values(column.begin(), column.end());
-      summaries.push_back(uq::summarize(values, so));
+      // RQMC points are dependent: the intervals come from the replicates, not the bootstrap.
+      summaries.push_back(replicate_intervals(e) ? uq::summarize_replicates(values, e.schema.metadata.replicates, so)
+                                                 : uq::summarize(values, so));
     }
   const status_counts c = count_status(e);
   std::optional<study::nested_summary> nested;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <optional>
@@ -112,10 +113,19 @@ void ensemble_schema::validate() const {
     throw parameter_error("metadata.pick_freeze_inputs",
                           fmt::format("{} samples per case are no multiple of d + 2 = {}", metadata.aleatoric_samples(),
                                       metadata.pick_freeze_inputs + 2));
-  if (metadata.samples % metadata.cases() != 0)
+  if (metadata.plan() % metadata.cases() != 0)
     throw parameter_error("metadata.epistemic_cases",
                           fmt::format("metadata.samples = {} is no multiple of the {} epistemic cases",
-                                      metadata.samples, metadata.cases()));
+                                      metadata.plan(), metadata.cases()));
+  require(metadata.replicates >= 1 && metadata.aleatoric_samples() % metadata.replicates == 0, "metadata.replicates",
+          static_cast<double>(metadata.replicates), "", "a divisor of the samples per case");
+  if (metadata.shard_count > 0 &&
+      (metadata.shard_index < 1 || metadata.shard_index > metadata.shard_count ||
+       metadata.shard_first + metadata.samples > metadata.plan_samples))
+    throw parameter_error("metadata.shard", fmt::format("shard {}/{} of samples [{}, {}) does not fit a plan of {}",
+                                                        metadata.shard_index, metadata.shard_count,
+                                                        metadata.shard_first, metadata.shard_first + metadata.samples,
+                                                        metadata.plan_samples));
 }
 
 void ensemble_options::validate() const {
@@ -198,6 +208,12 @@ void write_metadata(hdf5::group& g, const ensemble_metadata& m) {
   g.set_attribute("epistemic_cases", m.epistemic_cases);
   g.set_attribute("aleatoric_samples", static_cast<std::uint64_t>(m.aleatoric_samples()));
   g.set_attribute("pick_freeze_inputs", static_cast<std::uint64_t>(m.pick_freeze_inputs));
+  g.set_attribute("replicates", static_cast<std::uint64_t>(m.replicates));
+  if (m.shard_count > 0) {
+    g.set_attribute("shard", fmt::format("{}/{}", m.shard_index, m.shard_count));
+    g.set_attribute("shard_first", static_cast<std::uint64_t>(m.shard_first));
+    g.set_attribute("plan_samples", static_cast<std::uint64_t>(m.plan_samples));
+  }
 }
 
 ensemble_metadata read_metadata(const hdf5::file& f) {
@@ -217,6 +233,14 @@ ensemble_metadata read_metadata(const hdf5::file& f) {
   // Files of format version 1 written before epistemic cases existed have one implicit case.
   if (g.has_attribute("epistemic_cases")) m.epistemic_cases = g.strings_attribute("epistemic_cases");
   if (g.has_attribute("pick_freeze_inputs")) m.pick_freeze_inputs = g.numeric_attribute<std::uint64_t>("pick_freeze_inputs");
+  if (g.has_attribute("replicates")) m.replicates = g.numeric_attribute<std::uint64_t>("replicates");
+  if (g.has_attribute("shard")) {
+    const std::string shard = g.string_attribute("shard");
+    if (std::sscanf(shard.c_str(), "%zu/%zu", &m.shard_index, &m.shard_count) != 2)
+      throw ensemble_error(fmt::format("{}: /metadata@shard = '{}' is no k/K", g.file_name(), shard));
+    m.shard_first = g.numeric_attribute<std::uint64_t>("shard_first");
+    m.plan_samples = g.numeric_attribute<std::uint64_t>("plan_samples");
+  }
   return m;
 }
 
@@ -372,6 +396,11 @@ void check_same_study(const std::filesystem::path& path, const ensemble_schema& 
   if (stored.metadata.samples != given.metadata.samples)
     throw ensemble_error(fmt::format("{}: it holds {} samples, the study asks for {}", where,
                                      stored.metadata.samples, given.metadata.samples));
+  const auto& a = stored.metadata;
+  const auto& b = given.metadata;
+  if (a.shard_count != b.shard_count || a.shard_index != b.shard_index || a.shard_first != b.shard_first)
+    throw ensemble_error(fmt::format("{}: it holds shard {}/{}, this run is shard {}/{}", where, a.shard_index,
+                                     a.shard_count, b.shard_index, b.shard_count));
 }
 
 // An exclusive lock on the ensemble file for as long as a writer has it open, so that a second
@@ -467,6 +496,8 @@ void write_empty_ensemble(const std::filesystem::path& path, const ensemble_sche
   f.write_text("study", s.metadata.study_text);
   auto metadata = f.create_group("metadata");
   write_metadata(metadata, s.metadata);
+  if (s.metadata.shard_count > 0)
+    f.set_attribute("shard", fmt::format("{}/{}", s.metadata.shard_index, s.metadata.shard_count));
   // A dataset, not an attribute: it grows while the file is SWMR-written.
   metadata.create_appendable("resume_log", {.type = hdf5::element::text,
                                             .columns = std::nullopt,
@@ -642,7 +673,10 @@ ensemble_writer ensemble_writer::resume(const std::filesystem::path& path,
 
 bool ensemble_writer::is_whole_chunk(const ensemble_block& block) const {
   const std::size_t c = impl_->chunk_rows;
-  return c > 0 && block.first % c == 0 && block.size() == c && block.first + c <= impl_->schema.metadata.samples;
+  const auto& m = impl_->schema.metadata;
+  if (block.first < m.shard_first) return false;
+  const std::size_t first = block.first - m.shard_first;
+  return c > 0 && first % c == 0 && block.size() == c && first + c <= m.samples;
 }
 
 void ensemble_writer::precompress(ensemble_block& block) const {
@@ -677,11 +711,12 @@ void ensemble_writer::append(const ensemble_block& block) {
                                             impl_->path.string(), block.first, block.first + n,
                                             what));
   };
-  if (block.first != impl_->completed)
-    bad(fmt::format("the next sample to write is {}", impl_->completed));
+  if (block.first != s.metadata.shard_first + impl_->completed)
+    bad(fmt::format("the next sample to write is {}", s.metadata.shard_first + impl_->completed));
+  const std::size_t first = impl_->completed;  // row in the file
   if (n == 0) bad("no samples");
-  if (block.first + n > s.metadata.samples)
-    bad(fmt::format("the study has {} samples", s.metadata.samples));
+  if (first + n > s.metadata.samples)
+    bad(fmt::format("the study has {} samples", s.metadata.shard_first + s.metadata.samples));
   const auto shaped = [&](const sample_matrix& m, std::size_t columns) {
     return static_cast<std::size_t>(m.rows()) == n && static_cast<std::size_t>(m.cols()) == columns;
   };
@@ -699,16 +734,16 @@ void ensemble_writer::append(const ensemble_block& block) {
                       block.curves[k].rows(), block.curves[k].cols(), n, s.curves[k].points));
   if (block.messages.size() != n) bad(fmt::format("{} messages", block.messages.size()));
 
-  const std::size_t end = block.first + n;
+  const std::size_t end = first + n;
   auto& rows = *impl_->rows;
   const bool filtered = block.filtered_chunks.size() == impl_->filters.size() && is_whole_chunk(block);
   std::size_t next_chunk = 0;
   const auto write = [&](hdf5::dataset& d, const auto& values) {
     d.resize_rows(end);
     if (filtered)
-      d.write_filtered_chunk(block.first, block.filtered_chunks[next_chunk++]);
+      d.write_filtered_chunk(first, block.filtered_chunks[next_chunk++]);
     else
-      d.write_rows(block.first, values);
+      d.write_rows(first, values);
   };
   // Every row but the status first, flushed; then the status, which marks the samples
   // complete (row_datasets::complete_rows), then the whole file.
@@ -716,7 +751,7 @@ void ensemble_writer::append(const ensemble_block& block) {
   write(rows.outputs, matrix_values(block.outputs));
   for (std::size_t k = 0; k < rows.curves.size(); ++k) write(rows.curves[k], matrix_values(block.curves[k]));
   rows.messages.resize_rows(end);
-  rows.messages.write_rows(block.first, block.messages);
+  rows.messages.write_rows(first, block.messages);
   rows.inputs.flush();
   rows.outputs.flush();
   for (auto& c : rows.curves) c.flush();

@@ -105,13 +105,15 @@ void run_options::validate() const {
 run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,
                          const run_options& options) {
   options.validate();
-  const std::size_t n = study.rows();
+  const std::size_t rows = study.rows();
+  const std::size_t n = options.end > 0 ? options.end : rows;  // evaluated: [first, n)
   const std::size_t per_case = study.per_case();
   const model::model& m = study.model;
-  if (static_cast<std::size_t>(inputs.rows()) != n || static_cast<std::size_t>(inputs.cols()) != m.inputs().size())
+  if (static_cast<std::size_t>(inputs.rows()) != rows || static_cast<std::size_t>(inputs.cols()) != m.inputs().size())
     throw std::invalid_argument(fmt::format("run_ensemble: inputs are {} x {}, the study needs {} x {}",
-                                            inputs.rows(), inputs.cols(), n, m.inputs().size()));
-  require(options.first <= n, "first", static_cast<double>(options.first), "", "<= the number of samples");
+                                            inputs.rows(), inputs.cols(), rows, m.inputs().size()));
+  require(n <= rows, "end", static_cast<double>(n), "", "<= the number of samples");
+  require(options.first <= n, "first", static_cast<double>(options.first), "", "<= end, the last sample + 1");
 
   std::optional<tbb::global_control> limit;
   if (options.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, options.threads);
@@ -230,6 +232,7 @@ io::ensemble_schema ensemble_schema_for(const ensemble_study& study, const io::s
   if (!study.epistemic.empty())
     for (const epistemic_case& c : study.cases) s.metadata.epistemic_cases.push_back(c.label);
   if (study.sampling.sobol) s.metadata.pick_freeze_inputs = study.aleatoric().size();
+  s.metadata.replicates = study.sampling.design.replicates;
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "contactuq/model/registry.hpp"
+#include "contactuq/uq/random.hpp"
 #include "contactuq/uq/rank_correlation.hpp"
 #include "contactuq/uq/sensitivity.hpp"
 
@@ -203,16 +204,32 @@ std::vector<epistemic_case> make_cases(const ensemble_study& study, const io::st
 
 sampling_options read_sampling(const io::study_table& t, const std::vector<input_spec>& inputs,
                                const std::vector<std::size_t>& aleatoric) {
-  t.allow_only({"design", "samples", "seed", "stratum", "failures", "retries", "correlation", "sobol"});
+  t.allow_only({"design", "method", "samples", "seed", "stratum", "failures", "retries", "correlation", "sobol",
+                "replicates"});
   sampling_options s;
-  s.design.kind = uq::parse_design_kind(
-      t.choice("design", {"monte_carlo", "latin_hypercube", "maximin_latin_hypercube"}, "latin_hypercube"));
+  // `method` is another name of `design` (the word other UQ tools use).
+  if (t.has("design") && t.has("method")) t.fail("method", "give the design once: design or method, not both");
+  const char* design_key = t.has("method") ? "method" : "design";
+  s.design.kind = uq::parse_design_kind(t.choice(
+      design_key, {"monte_carlo", "latin_hypercube", "maximin_latin_hypercube", "sobol", "halton"}, "latin_hypercube"));
+  const bool qmc = uq::is_quasi_monte_carlo(s.design.kind);
   const std::int64_t n = t.integer("samples");
   if (n < 1 || n > 1'000'000'000) t.fail("samples", "must be an integer in [1, 1000000000]");
   s.samples = static_cast<std::size_t>(n);
   const std::int64_t seed = t.integer_or("seed", 1);
   if (seed < 0) t.fail("seed", "must be an integer >= 0");
   s.design.seed = static_cast<std::uint64_t>(seed);
+  // A pick-freeze design estimates Sobol indices from one set: one replicate by default.
+  const std::int64_t replicates = t.integer_or("replicates", qmc && !t.boolean_or("sobol", false) ? 10 : 1);
+  if (!qmc && t.has("replicates"))
+    t.fail("replicates", fmt::format("only the sobol and halton designs take replicates (design {})",
+                                     uq::to_string(s.design.kind)));
+  if (replicates < 1 || replicates > 1'000'000) t.fail("replicates", "must be an integer in [1, 1000000]");
+  s.design.replicates = static_cast<std::size_t>(replicates);
+  if (qmc && s.samples % s.design.replicates != 0)
+    t.fail("samples", fmt::format("{} samples are no multiple of replicates = {}: each replicate scrambles "
+                                  "samples / replicates points (a power of 2 suits sobol best)",
+                                  s.samples, s.design.replicates));
   s.design.position = uq::parse_stratum_position(t.choice("stratum", {"random", "centred", "centered"}, "random"));
   const std::string policy = t.choice("failures", {"record", "abort", "retry"}, "record");
   s.failures = policy == "abort" ? failure_policy::abort
@@ -222,6 +239,8 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
   if (retries < 1 || retries > 100) t.fail("retries", "must be an integer in [1, 100]");
   s.retries = static_cast<int>(retries);
   s.sobol = t.boolean_or("sobol", false);
+  if (s.sobol && qmc && s.design.replicates > 1)
+    t.fail("replicates", "a pick-freeze (sobol = true) study takes replicates = 1");
   if (s.sobol && t.has("correlation"))
     t.fail("sobol", "Sobol indices need independent inputs: remove [[sampling.correlation]] or sobol = true");
 
@@ -254,9 +273,9 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
   } catch (const parameter_error& e) {
     t.fail("correlation", e.what());
   }
-  if (s.samples <= aleatoric.size())
-    t.fail("samples", fmt::format("rank correlations need more samples than aleatoric parameters ({})",
-                                  aleatoric.size()));
+  if (s.samples / s.design.replicates <= aleatoric.size())
+    t.fail("samples", fmt::format("rank correlations need more samples{} than aleatoric parameters ({})",
+                                  s.design.replicates > 1 ? " per replicate" : "", aleatoric.size()));
   return s;
 }
 
@@ -316,8 +335,17 @@ io::sample_matrix sample_inputs(const ensemble_study& study) {
                           ? uq::make_pick_freeze_design(study.sampling.samples, aleatoric.size(), study.sampling.design)
                                 .points()
                           : uq::unit_design(n, aleatoric.size(), study.sampling.design);
-  if (study.sampling.rank_correlation.size() > 0)
-    u = uq::impose_rank_correlation(u, study.sampling.rank_correlation, study.sampling.design.seed);
+  if (study.sampling.rank_correlation.size() > 0) {
+    // Per QMC replicate, each with its own scores, so that the replicates stay independent.
+    const std::size_t r_count = study.sampling.design.replicates;
+    const auto m = static_cast<Eigen::Index>(n / r_count);
+    for (std::size_t r = 0; r < r_count; ++r) {
+      const std::uint64_t seed = r == 0 ? study.sampling.design.seed
+                                        : uq::derive_seed(study.sampling.design.seed, uq::stream_purpose::qmc_scramble, r);
+      const auto first = static_cast<Eigen::Index>(r) * m;
+      u.middleRows(first, m) = uq::impose_rank_correlation(u.middleRows(first, m), study.sampling.rank_correlation, seed);
+    }
+  }
   std::vector<uq::distribution> dists;
   for (std::size_t j : aleatoric) dists.push_back(*study.inputs[j].distribution);
   const Eigen::MatrixXd x = uq::map_to_inputs(u, dists);

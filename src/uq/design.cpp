@@ -1,8 +1,11 @@
 #include "contactuq/uq/design.hpp"
 
+#include <boost/random/sobol.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -19,8 +22,14 @@ void design_options::validate() const {
   require(std::isfinite(maximin_exponent) && maximin_exponent >= 1.0 && maximin_exponent <= 500.0,
           "maximin_exponent", maximin_exponent, "", "in [1, 500]");
   require(kind == design_kind::monte_carlo || kind == design_kind::latin_hypercube ||
-              kind == design_kind::maximin_latin_hypercube,
+              kind == design_kind::maximin_latin_hypercube || is_quasi_monte_carlo(kind),
           "kind", static_cast<double>(kind), "", "a design_kind");
+  require(replicates >= 1 && replicates <= 1'000'000, "replicates", static_cast<double>(replicates), "",
+          "in [1, 1e6]");
+  if (replicates > 1 && !is_quasi_monte_carlo(kind))
+    throw parameter_error("replicates", fmt::format("replicates = {}: only the sobol and halton designs take "
+                                                    "replicates (design {})",
+                                                    replicates, to_string(kind)));
   require(position == stratum_position::random || position == stratum_position::centred, "position",
           static_cast<double>(position), "", "a stratum_position");
 }
@@ -33,18 +42,26 @@ std::string to_string(design_kind kind) {
       return "latin_hypercube";
     case design_kind::maximin_latin_hypercube:
       return "maximin_latin_hypercube";
+    case design_kind::sobol:
+      return "sobol";
+    case design_kind::halton:
+      return "halton";
   }
   return "unknown";
 }
 
 design_kind parse_design_kind(std::string_view name) {
   for (const auto kind : {design_kind::monte_carlo, design_kind::latin_hypercube,
-                          design_kind::maximin_latin_hypercube}) {
+                          design_kind::maximin_latin_hypercube, design_kind::sobol, design_kind::halton}) {
     if (name == to_string(kind)) return kind;
   }
   throw parameter_error("design", fmt::format("unknown design '{}'; known designs: monte_carlo, "
-                                              "latin_hypercube, maximin_latin_hypercube",
+                                              "latin_hypercube, maximin_latin_hypercube, sobol, halton",
                                               name));
+}
+
+bool is_quasi_monte_carlo(design_kind kind) noexcept {
+  return kind == design_kind::sobol || kind == design_kind::halton;
 }
 
 std::string to_string(stratum_position position) {
@@ -154,7 +171,162 @@ void maximin_optimise(Eigen::MatrixXd& u, const design_options& options) {
   u = pts.transpose();
 }
 
+// The 32 direction numbers v_jk of Sobol' column j, as left-aligned 32-bit words, from the
+// Joe-Kuo primitive polynomials and initial m values that Boost.Random ships (Bratley & Fox
+// 1988 recurrence, m_k = 2 a_1 m_{k-1} ^ ... ^ 2^s m_{k-s} ^ m_{k-s}).
+std::array<std::uint32_t, 32> sobol_direction_numbers(std::size_t j) {
+  using table = boost::random::detail::qrng_tables::sobol;
+  if (j + 1 >= table::max_dimension)
+    throw parameter_error("inputs", fmt::format("the sobol design has at most {} columns, asked for column {}",
+                                                table::max_dimension, j + 1));
+  std::array<std::uint32_t, 32> m{};
+  if (j == 0) {
+    m.fill(1);
+  } else {
+    const auto poly = static_cast<std::uint64_t>(table::polynomial(j - 1));
+    const unsigned degree = static_cast<unsigned>(std::bit_width(poly) - 1);
+    for (unsigned k = 0; k < degree; ++k) m[k] = static_cast<std::uint32_t>(table::minit(j - 1, k));
+    for (unsigned k = degree; k < 32; ++k) {
+      std::uint32_t v = m[k - degree] ^ (m[k - degree] << degree);
+      for (unsigned q = 1; q < degree; ++q)
+        if ((poly >> (degree - q)) & 1U) v ^= m[k - q] << q;
+      m[k] = v;
+    }
+  }
+  std::array<std::uint32_t, 32> v{};
+  for (unsigned k = 0; k < 32; ++k) v[k] = m[k] << (31 - k);
+  return v;
+}
+
+// The uniform in (0, 1) whose top 32 bits are x and whose 21 bits below are `tail`: the 53-bit
+// integer k = x 2^21 + tail gives u = (k + 1/2) 2^-53, exact and never 0 or 1.
+double from_bits(std::uint32_t x, std::uint64_t tail) {
+  const std::uint64_t k = (static_cast<std::uint64_t>(x) << 21) | (tail >> 43);
+  return (static_cast<double>(k) + 0.5) * 0x1.0p-53;
+}
+
+// Nested uniform scramble of a 32-bit Sobol' coordinate: bit 31 - l is flipped by one random bit
+// of the hash of (key, level l, the l bits above it), so points that share their first l bits
+// share the flips of those bits (Owen 1995).
+std::uint32_t owen_scramble(std::uint32_t x, std::uint64_t key) {
+  std::uint32_t out = 0;
+  for (unsigned l = 0; l < 32; ++l) {
+    const unsigned bit = 31 - l;
+    const std::uint64_t prefix = l == 0 ? 0 : static_cast<std::uint64_t>(x >> (bit + 1));
+    const std::uint64_t flip = mix64(key ^ ((prefix << 6) | l)) >> 63;
+    out |= static_cast<std::uint32_t>((((x >> bit) & 1U) ^ flip) << bit);
+  }
+  return out;
+}
+
+// The j-th prime (j = 0: 2).
+std::uint64_t prime(std::size_t j) {
+  static const std::vector<std::uint64_t> primes = [] {
+    std::vector<std::uint64_t> p;
+    for (std::uint64_t c = 2; p.size() < 20000; ++c) {
+      bool is_prime = true;
+      for (std::uint64_t q : p) {
+        if (q * q > c) break;
+        if (c % q == 0) {
+          is_prime = false;
+          break;
+        }
+      }
+      if (is_prime) p.push_back(c);
+    }
+    return p;
+  }();
+  if (j >= primes.size())
+    throw parameter_error("inputs", fmt::format("the halton design has at most {} columns, asked for column {}",
+                                                primes.size(), j + 1));
+  return primes[j];
+}
+
+// Columns of a QMC design: for each replicate r, rows r m .. r m + m - 1 are points 0..m-1 of
+// scramble (seed, qmc_scramble, r) of column j (header).
+void quasi_monte_carlo_design(Eigen::MatrixXd& u, const design_options& options) {
+  const auto n = static_cast<std::size_t>(u.rows());
+  if (n % options.replicates != 0)
+    throw parameter_error("replicates", fmt::format("samples = {} is no multiple of replicates = {}", n,
+                                                    options.replicates));
+  const std::size_t m = n / options.replicates;
+  std::vector<double> column(m);
+  for (std::size_t r = 0; r < options.replicates; ++r) {
+    const std::uint64_t replicate_key = derive_seed(options.seed, stream_purpose::qmc_scramble, r);
+    for (Eigen::Index j = 0; j < u.cols(); ++j) {
+      const std::uint64_t key = mix64(replicate_key ^ mix64(static_cast<std::uint64_t>(j)));
+      if (options.kind == design_kind::sobol)
+        scrambled_sobol_column(column, 0, static_cast<std::size_t>(j), key);
+      else
+        scrambled_halton_column(column, 0, static_cast<std::size_t>(j), key);
+      for (std::size_t i = 0; i < m; ++i) u(static_cast<Eigen::Index>(r * m + i), j) = column[i];
+    }
+  }
+}
+
 }  // namespace
+
+void scrambled_sobol_column(std::span<double> out, std::size_t first, std::size_t j, std::uint64_t key) {
+  const auto v = sobol_direction_numbers(j);
+  const std::uint64_t tail_key = mix64(key ^ 0x5851f42d4c957f2dULL);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::uint64_t index = first + i;
+    if (index >> 32)
+      throw parameter_error("samples", fmt::format("the sobol design has at most 2^32 points, asked for point {}",
+                                                   index));
+    std::uint32_t x = 0;
+    for (unsigned k = 0; k < 32; ++k)
+      if ((index >> k) & 1U) x ^= v[k];
+    const std::uint32_t s = owen_scramble(x, key);
+    out[i] = from_bits(s, mix64(tail_key ^ x));
+  }
+}
+
+void scrambled_halton_column(std::span<double> out, std::size_t first, std::size_t j, std::uint64_t key) {
+  const std::uint64_t b = prime(j);
+  // Digits down to b^-levels < 2^-53: below them nothing shows in a double.
+  const int levels = static_cast<int>(std::ceil(53.0 / std::log2(static_cast<double>(b))));
+  std::vector<std::uint64_t> digit(static_cast<std::size_t>(levels));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::uint64_t rest = first + i, below = 0, weight = 1;  // below = i mod b^l
+    for (int l = 0; l < levels; ++l) {
+      const std::uint64_t a = rest % b;
+      rest /= b;
+      const std::uint64_t h = mix64(key ^ mix64((below << 7) | static_cast<std::uint64_t>(l)));
+      const std::uint64_t alpha = 1 + (h >> 32) % (b - 1 == 0 ? 1 : b - 1);
+      const std::uint64_t beta = (h & 0xffffffffULL) % b;
+      digit[static_cast<std::size_t>(l)] = (alpha * a + beta) % b;
+      if (weight <= (std::uint64_t{1} << 63) / b) {
+        below += a * weight;
+        weight *= b;
+      }
+    }
+    double u = 0.0;  // Horner from the last digit: u = (d_0 + (d_1 + ...)/b)/b
+    for (int l = levels - 1; l >= 0; --l)
+      u = (static_cast<double>(digit[static_cast<std::size_t>(l)]) + u) / static_cast<double>(b);
+    out[i] = std::clamp(u, 0x1.0p-54, std::nextafter(1.0, 0.0));
+  }
+}
+
+double centred_l2_discrepancy(const Eigen::MatrixXd& x) {
+  const Eigen::Index n = x.rows(), d = x.cols();
+  const Eigen::MatrixXd z = (x.array() - 0.5).abs().matrix();
+  double term2 = 0.0, term3 = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    double p = 1.0;
+    for (Eigen::Index j = 0; j < d; ++j) p *= 1.0 + 0.5 * z(i, j) - 0.5 * z(i, j) * z(i, j);
+    term2 += p;
+    for (Eigen::Index k = 0; k < n; ++k) {
+      double q = 1.0;
+      for (Eigen::Index j = 0; j < d; ++j)
+        q *= 1.0 + 0.5 * z(i, j) + 0.5 * z(k, j) - 0.5 * std::abs(x(i, j) - x(k, j));
+      term3 += q;
+    }
+  }
+  const double nd = static_cast<double>(n);
+  return std::sqrt(std::max(0.0, std::pow(13.0 / 12.0, static_cast<double>(d)) - 2.0 / nd * term2 +
+                                     term3 / (nd * nd)));
+}
 
 Eigen::RowVectorXd monte_carlo_row(std::uint64_t seed, std::size_t i, std::size_t d) {
   engine e = make_engine(seed, stream_purpose::monte_carlo_row, i);
@@ -171,6 +343,10 @@ Eigen::MatrixXd unit_design(std::size_t n, std::size_t d, const design_options& 
     for (std::size_t i = 0; i < n; ++i) {
       u.row(static_cast<Eigen::Index>(i)) = monte_carlo_row(options.seed, i, d);
     }
+    return u;
+  }
+  if (is_quasi_monte_carlo(options.kind)) {
+    quasi_monte_carlo_design(u, options);
     return u;
   }
   for (std::size_t j = 0; j < d; ++j) latin_hypercube_column(u, j, options);

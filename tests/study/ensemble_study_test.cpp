@@ -179,3 +179,50 @@ TEST_CASE("ensemble study errors name file, line and key", "[ensemble_study]") {
     check_error({{"samples = 1000", "sample = 1000"}}, line_of("samples = 1000"), "sampling.sample", "allowed");
   }
 }
+
+TEST_CASE("RQMC designs: every marginal, rank correlation per replicate, reproducible", "[ensemble_study][qmc]") {
+  const std::string method = GENERATE("sobol", "halton");
+  const ensemble_study s = quickstart({{"design = \"latin_hypercube\"", "method = \"" + method + "\""},
+                                       {"samples = 1000", "samples = 1024\nreplicates = 4"}});
+  CHECK(s.sampling.design.kind == uq::parse_design_kind(method));
+  CHECK(s.sampling.design.replicates == 4);
+  const io::sample_matrix x = sample_inputs(s);
+  CHECK(sample_inputs(s) == x);
+  // Each replicate of 256 puts one sample in each 1/256 stratum of every marginal (Sobol') or
+  // of the first (Halton, base 2): the stratification survives the mapping and the reordering
+  // by Iman-Conover, which only permutes rows within a column.
+  for (std::size_t r = 0; r < 4; ++r) {
+    for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+      if (!s.inputs[j].distribution) continue;
+      if (method == "halton" && j != s.aleatoric().front()) continue;
+      std::vector<int> hits(256, 0);
+      for (Eigen::Index i = 0; i < 256; ++i) {
+        const double u = s.inputs[j].distribution->cdf(x(static_cast<Eigen::Index>(r * 256) + i, static_cast<Eigen::Index>(j)));
+        ++hits[std::min<std::size_t>(255, static_cast<std::size_t>(u * 256.0))];
+      }
+      CHECK(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; }));
+    }
+  }
+  // Spearman(K, theta0) near the requested 0.3 in every replicate.
+  for (Eigen::Index r = 0; r < 4; ++r) {
+    Eigen::MatrixXd pair(256, 2);
+    pair.col(0) = x.col(8).segment(r * 256, 256);
+    pair.col(1) = x.col(10).segment(r * 256, 256);
+    CHECK(uq::spearman_matrix(pair)(0, 1) == Approx(0.3).margin(0.08));
+  }
+}
+
+TEST_CASE("RQMC options are checked", "[ensemble_study][qmc]") {
+  check_error({{"samples = 1000", "samples = 1000\nreplicates = 3"}, {"design = \"latin_hypercube\"", "design = \"sobol\""}},
+              line_of("samples = 1000"), "sampling.samples", "no multiple of replicates = 3");
+  check_error({{"samples = 1000", "samples = 1000\nreplicates = 4"}}, line_of("samples = 1000") + 1,
+              "sampling.replicates", "only the sobol and halton designs take replicates");
+  check_error({{"design = \"latin_hypercube\"", "design = \"sobol\"\nmethod = \"sobol\""}},
+              line_of("design = \"latin_hypercube\"") + 1, "sampling.method", "not both");
+  // The default: 10 replicates; 1 for a pick-freeze (Sobol indices) design.
+  CHECK(quickstart({{"design = \"latin_hypercube\"", "design = \"halton\""}}).sampling.design.replicates == 10);
+  const ensemble_study pf = quickstart({{"design = \"latin_hypercube\"", "design = \"sobol\"\nsobol = true"},
+                                        {"[[sampling.correlation]]\nbetween = [\"K\", \"theta0\"]\nrho = 0.3", ""}});
+  CHECK(pf.sampling.design.replicates == 1);
+  CHECK(pf.sampling.sobol);
+}

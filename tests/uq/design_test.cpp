@@ -230,14 +230,135 @@ TEST_CASE("bad design options say which field, its value and what is allowed", "
   CHECK_THROWS_WITH(options.validate(),
                     Contains("maximin_iterations = 2000000000: must be <= 1e9"));
   try {
-    parse_design_kind("sobol");
+    parse_design_kind("faure");
     FAIL("no exception");
   } catch (const contactuq::parameter_error& e) {
     CHECK(e.field() == "design");
-    CHECK_THAT(e.what(), Contains("unknown design 'sobol'") && Contains("latin_hypercube"));
+    CHECK_THAT(e.what(), Contains("unknown design 'faure'") && Contains("latin_hypercube"));
   }
   CHECK(parse_design_kind("maximin_latin_hypercube") == design_kind::maximin_latin_hypercube);
   CHECK(parse_stratum_position("centered") == stratum_position::centred);
   CHECK_THROWS_WITH(parse_stratum_position("middle"),
                     Contains("unknown stratum position 'middle'"));
+}
+
+namespace {
+
+// A smooth, non-additive integrand on (0, 1)^d with known mean:
+//   g(u) = prod_j (1 + (u_j^2 - 1/3)),  E[g] = 1.
+double product_mean_error(const Eigen::MatrixXd& u) {
+  const Eigen::ArrayXd g = (1.0 + (u.array().square() - 1.0 / 3.0)).rowwise().prod();
+  return g.mean() - 1.0;
+}
+
+double product_rms_error(std::size_t n, std::size_t d, design_options options, int reps) {
+  double sum_sq = 0.0;
+  for (int r = 0; r < reps; ++r) {
+    options.seed = 500 + static_cast<std::uint64_t>(r);
+    const double e = product_mean_error(unit_design(n, d, options));
+    sum_sq += e * e;
+  }
+  return std::sqrt(sum_sq / reps);
+}
+
+// Points in the elementary interval of box index (a, b) of sizes (2^-p, 2^-q), for each box.
+std::vector<int> box_counts(const Eigen::MatrixXd& u, Eigen::Index j, Eigen::Index k, int p, int q) {
+  std::vector<int> counts(std::size_t{1} << (p + q), 0);
+  for (Eigen::Index i = 0; i < u.rows(); ++i) {
+    const auto a = static_cast<std::size_t>(std::floor(std::ldexp(u(i, j), p)));
+    const auto b = static_cast<std::size_t>(std::floor(std::ldexp(u(i, k), q)));
+    ++counts[(a << q) | b];
+  }
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("scrambled Sobol' points keep the (0, m, 2)-net property of the first two columns", "[uq][design][qmc]") {
+  // Sobol' columns 0 and 1 form a (0, m, 2)-net in base 2: every box of area 2^-m with sides
+  // 2^-p x 2^-(m - p) holds exactly one of 2^m points; nested scrambling keeps it (Owen 1995).
+  const int m = 8;
+  design_options o{.kind = design_kind::sobol, .seed = GENERATE(1u, 7u, 12345u)};
+  const Eigen::MatrixXd u = unit_design(std::size_t{1} << m, 3, o);
+  CHECK((u.array() > 0.0).all());
+  CHECK((u.array() < 1.0).all());
+  for (int p = 0; p <= m; ++p) {
+    const auto counts = box_counts(u, 0, 1, p, m - p);
+    CHECK(std::all_of(counts.begin(), counts.end(), [](int c) { return c == 1; }));
+  }
+  // Every column alone: one point per interval [k/2^m, (k+1)/2^m).
+  for (Eigen::Index j = 0; j < u.cols(); ++j) {
+    const auto counts = box_counts(u, j, j, m, 0);
+    CHECK(std::all_of(counts.begin(), counts.end(), [](int c) { return c == 1; }));
+  }
+}
+
+TEST_CASE("scrambled Halton columns are stratified in their own base", "[uq][design][qmc]") {
+  // Column j runs the van der Corput sequence in base prime(j); b^k points put one point in each
+  // interval [i/b^k, (i+1)/b^k), and nested digit scrambling keeps that.
+  design_options o{.kind = design_kind::halton, .seed = GENERATE(3u, 99u)};
+  const Eigen::MatrixXd u = unit_design(3 * 3 * 3 * 3 * 3, 3, o);
+  CHECK((u.array() > 0.0).all());
+  CHECK((u.array() < 1.0).all());
+  std::vector<int> counts(243, 0);
+  for (Eigen::Index i = 0; i < u.rows(); ++i) ++counts[static_cast<std::size_t>(std::floor(u(i, 1) * 243.0))];
+  CHECK(std::all_of(counts.begin(), counts.end(), [](int c) { return c == 1; }));
+  std::vector<int> counts5(125, 0);
+  const Eigen::MatrixXd v = unit_design(125, 3, o);
+  for (Eigen::Index i = 0; i < v.rows(); ++i) ++counts5[static_cast<std::size_t>(std::floor(v(i, 2) * 125.0))];
+  CHECK(std::all_of(counts5.begin(), counts5.end(), [](int c) { return c == 1; }));
+}
+
+TEST_CASE("the centred L2 discrepancy of QMC designs is below that of Monte Carlo", "[uq][design][qmc]") {
+  // One point at the centre of [0, 1]: CD^2 = 13/12 - 2 + 1 = 1/12.
+  CHECK(centred_l2_discrepancy(Eigen::MatrixXd::Constant(1, 1, 0.5)) == Approx(std::sqrt(1.0 / 12.0)));
+  const std::size_t n = 256, d = 4;
+  double mc = 0.0, sobol = 0.0, halton = 0.0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    mc += centred_l2_discrepancy(unit_design(n, d, {.kind = design_kind::monte_carlo, .seed = seed}));
+    sobol += centred_l2_discrepancy(unit_design(n, d, {.kind = design_kind::sobol, .seed = seed}));
+    halton += centred_l2_discrepancy(unit_design(n, d, {.kind = design_kind::halton, .seed = seed}));
+  }
+  CHECK(sobol < 0.5 * mc);
+  CHECK(halton < 0.5 * mc);
+}
+
+TEST_CASE("RQMC beats Monte Carlo on a smooth integrand", "[uq][design][qmc]") {
+  // MC: RMS error sqrt(Var g / N), Var g = (1 + 4/45)^d - 1.
+  const std::size_t n = 1024, d = 3;
+  const double mc = std::sqrt((std::pow(1.0 + 4.0 / 45.0, 3.0) - 1.0) / static_cast<double>(n));
+  const double sobol = product_rms_error(n, d, {.kind = design_kind::sobol}, 20);
+  const double halton = product_rms_error(n, d, {.kind = design_kind::halton}, 20);
+  // Scrambled nets: variance o(1/N), about N^-3 (log N)^(d-1) for smooth g; ask for a tenfold
+  // smaller RMS error than MC at N = 1024.
+  CHECK(sobol < 0.1 * mc);
+  CHECK(halton < 0.2 * mc);
+  // And unbiased: the mean over seeds of the error is inside its own noise.
+  CHECK(std::abs(product_mean_error(unit_design(n, d, {.kind = design_kind::sobol, .seed = 42}))) < 5 * sobol);
+}
+
+TEST_CASE("QMC designs are reproducible and replicates are independent scrambles", "[uq][design][qmc]") {
+  const auto kind = GENERATE(design_kind::sobol, design_kind::halton);
+  design_options o{.kind = kind, .seed = 77, .replicates = 4};
+  const Eigen::MatrixXd a = unit_design(64, 5, o);
+  CHECK(identical(a, unit_design(64, 5, o)));
+  // Replicate 0 is the one-replicate design of m = N / R points.
+  const Eigen::MatrixXd one = unit_design(16, 5, {.kind = kind, .seed = 77});
+  CHECK(identical(a.topRows(16), one));
+  // Other replicates scramble the same points otherwise.
+  CHECK_FALSE(identical(a.middleRows(16, 16), one));
+  // Columns do not depend on the number of columns.
+  CHECK(identical(unit_design(64, 2, o), a.leftCols(2)));
+  // Another seed, another design.
+  o.seed = 78;
+  CHECK_FALSE(identical(unit_design(64, 5, o), a));
+}
+
+TEST_CASE("QMC replicates that do not divide N, and replicates of other designs, are refused", "[uq][design][qmc]") {
+  CHECK_THROWS_WITH(unit_design(10, 2, {.kind = design_kind::sobol, .replicates = 4}), Contains("no multiple"));
+  CHECK_THROWS_WITH(unit_design(8, 2, {.kind = design_kind::latin_hypercube, .replicates = 2}),
+                    Contains("only the sobol and halton designs"));
+  CHECK(parse_design_kind("sobol") == design_kind::sobol);
+  CHECK(parse_design_kind("halton") == design_kind::halton);
+  CHECK_THROWS_WITH(parse_design_kind("niederreiter"), Contains("sobol, halton"));
 }

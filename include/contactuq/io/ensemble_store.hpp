@@ -102,9 +102,20 @@ struct ensemble_metadata {
   // d of a Saltelli pick-freeze design (uq/sensitivity.hpp) over the d aleatoric inputs: each
   // case's rows are then N (d + 2) evaluations in pick_freeze_layout order; 0: a plain design.
   std::size_t pick_freeze_inputs = 0;
+  // R of a randomized QMC design: each case's samples are R blocks of equal size, independent
+  // scrambles of the same points (uq/design.hpp); intervals come from their spread. 1 otherwise.
+  std::size_t replicates = 1;
+  // A shard of the plan (`contactuq run --shard k/K`, io/ensemble_merge.hpp): the file holds
+  // plan samples [shard_first, shard_first + samples) of plan_samples, and its blocks are
+  // numbered in the plan. shard_count 0: the file holds the whole plan.
+  std::size_t shard_index = 0;  ///< k in [1, K]
+  std::size_t shard_count = 0;  ///< K
+  std::size_t shard_first = 0;
+  std::size_t plan_samples = 0;
 
+  std::size_t plan() const noexcept { return shard_count > 0 ? plan_samples : samples; }
   std::size_t cases() const noexcept { return epistemic_cases.empty() ? 1 : epistemic_cases.size(); }
-  std::size_t aleatoric_samples() const noexcept { return samples / cases(); }
+  std::size_t aleatoric_samples() const noexcept { return plan() / cases(); }
 };
 
 struct ensemble_schema {
@@ -177,7 +188,8 @@ class ensemble_writer {
   // Samples per chunk: append blocks of a multiple of it (but the last) for the fastest writes.
   std::size_t chunk_rows() const noexcept;
 
-  // Writes `block`, whose first sample must be completed(), and flushes it to disk; throws
+  // Writes `block`, whose first sample must be completed() (plus shard_first in a shard file),
+  // and flushes it to disk; throws
   // std::invalid_argument if the block's shape or position is wrong.
   void append(const ensemble_block& block);
   // Compresses the block's chunks into block.filtered_chunks when the block is exactly one

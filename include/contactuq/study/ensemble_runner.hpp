@@ -54,6 +54,7 @@ struct run_options {
   std::size_t threads = 0;     ///< worker threads, 0: all cores (tbb::global_control)
   std::size_t block_size = 256;  ///< samples per block handed to the sink, >= 1
   std::size_t first = 0;       ///< first sample to evaluate (a resumed run), <= N
+  std::size_t end = 0;         ///< one past the last sample to evaluate (a shard), <= N; 0: N
   // When set (e.g. by a SIGINT handler), no new block is started; blocks in flight are
   // finished and handed to the sink.
   const std::atomic<bool>* stop = nullptr;
@@ -75,7 +76,7 @@ struct run_summary {
   std::string abort_message;
 };
 
-// Evaluates samples [options.first, N) of `study` with model inputs `inputs` (sample_inputs(
+// Evaluates samples [options.first, options.end or N) of `study` with model inputs `inputs` (sample_inputs(
 // study), N x inputs) and hands them to `sink`. Blocks of block_size samples from `first`
 // (the last one shorter): with the same options, the sink sees the same blocks.
 run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,

@@ -19,7 +19,10 @@
 //   Epistemic parameters make a nested study: every combination of their choices (a case) is
 //   evaluated on the same N aleatoric samples (common random numbers), case after case.
 //   [sampling]              design = "monte_carlo" | "latin_hypercube" (default) |
-//                           "maximin_latin_hypercube"; samples = N; seed; stratum =
+//                           "maximin_latin_hypercube" | "sobol" | "halton" (scrambled QMC;
+//                           `method` is another name of `design`), replicates = R (QMC only,
+//                           default 10, R divides N: R independent scrambles of N / R points,
+//                           whose spread gives the confidence intervals); samples = N; seed; stratum =
 //                           "random" | "centred"; failures = "record" (default) | "abort" |
 //                           "retry", retries = 2; [[sampling.correlation]] between = [a, b],
 //                           rho = Spearman rank correlation (Iman–Conover);

@@ -18,6 +18,7 @@ enum class stream_purpose : std::uint64_t {
   maximin_swaps = 4,        ///< index = 0
   iman_conover_scores = 5,  ///< index = column
   bootstrap_replicate = 6,  ///< index = replicate
+  qmc_scramble = 7,         ///< index = QMC replicate
 };
 
 // SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words whose outputs
