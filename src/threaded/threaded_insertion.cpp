@@ -280,7 +280,7 @@ struct detector {
   std::vector<contact_point> find(double spin) const {
     std::vector<contact_point> out;
     const double p = g.params().pitch;
-    const double margin = 0.02 * p;
+    const double margin = 2e-3 * p;  // above the sampling error of a peak at 48 points/turn
     const double dip = 1e-4 * p;
     std::vector<double> s_val, v;
     for (const probe_curve& c : curves()) {
@@ -326,7 +326,7 @@ struct detector {
           b = std::min(b, c.s1);
         }
         const auto best = boost::math::tools::brent_find_minima(
-            [&](double s) { return -penetration(c, s); }, a, b, 40);
+            [&](double s) { return -penetration(c, s); }, a, b, 26);
         if (-best.second > 0) add_contact(c, best.first, spin, out);
       }
     }

@@ -87,7 +87,7 @@ struct insertion_params {
   // that counts as started [m], > 0 (IsaacLab nut_thread: about 1.5 pitches).
   double engage_depth = 1.875e-3;
   double tip_angle = 0.2618;        ///< tilt beyond which the bolt has tipped out [rad]
-  int points_per_turn = 48;         ///< samples per turn of each probe curve [-], >= 8
+  int points_per_turn = 32;         ///< samples per turn of each probe curve [-], >= 8 (thesis: 400)
   double relative_tolerance = 1e-4; ///< CVODE rtol [-]; atol rtol p on positions
   long max_steps = 50000;           ///< integrator steps [-]; beyond: inconclusive
   int history_points = 0;           ///< time-history samples (0: none)
