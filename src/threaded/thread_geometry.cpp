@@ -1,0 +1,260 @@
+#include "contactuq/threaded/thread_geometry.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "contactuq/error.hpp"
+
+namespace contactuq::threaded {
+
+namespace {
+
+constexpr double two_pi = 2 * std::numbers::pi;
+constexpr double inch = 0.0254;
+
+// ISO 261 coarse and fine pitches, ISO 965-1 6g fundamental deviation es = -(15 + 11 P) um
+// (P in mm) as tabulated (rounded); ASME B1.1 UNC/UNF basic major diameters and class 2A
+// allowances (major diameter max = basic - allowance).
+const std::vector<thread_standard>& standards() {
+  static const std::vector<thread_standard> table = {
+      {"M3x0.5", 3e-3, 0.5e-3, 20e-6},       {"M4x0.7", 4e-3, 0.7e-3, 22e-6},
+      {"M5x0.8", 5e-3, 0.8e-3, 24e-6},       {"M6x1", 6e-3, 1.0e-3, 26e-6},
+      {"M8x1.25", 8e-3, 1.25e-3, 28e-6},     {"M8x1", 8e-3, 1.0e-3, 26e-6},
+      {"M10x1.5", 10e-3, 1.5e-3, 32e-6},     {"M10x1.25", 10e-3, 1.25e-3, 28e-6},
+      {"M12x1.75", 12e-3, 1.75e-3, 34e-6},   {"M12x1.5", 12e-3, 1.5e-3, 32e-6},
+      {"M16x2", 16e-3, 2.0e-3, 38e-6},       {"M16x1.5", 16e-3, 1.5e-3, 32e-6},
+      {"M20x2.5", 20e-3, 2.5e-3, 42e-6},     {"M24x3", 24e-3, 3.0e-3, 48e-6},
+      {"#10-24 UNC", 0.190 * inch, inch / 24, 0.0010 * inch},
+      {"1/4-20 UNC", 0.250 * inch, inch / 20, 0.0011 * inch},
+      {"1/4-28 UNF", 0.250 * inch, inch / 28, 0.0010 * inch},
+      {"5/16-18 UNC", 0.3125 * inch, inch / 18, 0.0012 * inch},
+      {"3/8-16 UNC", 0.375 * inch, inch / 16, 0.0013 * inch},
+      {"1/2-13 UNC", 0.500 * inch, inch / 13, 0.0015 * inch},
+      {"3/4-10 UNC", 0.750 * inch, inch / 10, 0.0018 * inch},
+  };
+  return table;
+}
+
+// Angle in (-pi, pi] of a point; 0 on the axis.
+double azimuth(double x, double y) { return (x == 0 && y == 0) ? 0.0 : std::atan2(y, x); }
+
+}  // namespace
+
+thread_standard find_thread_standard(std::string_view name) {
+  for (const auto& s : standards())
+    if (s.name == name) return s;
+  throw parameter_error("thread", fmt::format("thread = \"{}\": unknown thread; known: {}, or \"custom\" with d and p",
+                                              name, fmt::join(thread_standard_names(), ", ")));
+}
+
+std::vector<std::string> thread_standard_names() {
+  std::vector<std::string> names;
+  for (const auto& s : standards()) names.push_back(s.name);
+  return names;
+}
+
+void thread_params::validate() const {
+  require(std::isfinite(major_diameter) && major_diameter > 0, "d", major_diameter, "m",
+          "positive and finite");
+  require(std::isfinite(pitch) && pitch > 0 && pitch < 0.5 * major_diameter, "p", pitch, "m",
+          "positive and below d/2");
+  require(flank_angle > 0.05 && flank_angle < 1.4, "flank_angle", flank_angle, "rad",
+          "in (0.05, 1.4) (about 3 to 80 deg)");
+  const double r_max = pitch / (4 * std::cos(flank_angle));
+  require(root_radius >= 0 && root_radius <= r_max, "root_radius", root_radius, "m",
+          "in [0, p/(4 cos(flank_angle))] (the flank must keep a straight part)");
+  const double h = 0.5 * pitch / std::tan(flank_angle) -
+                   2 * root_radius * (1 / std::sin(flank_angle) - 1);
+  require(h > 0, "root_radius", root_radius, "m", "small enough that the thread height is positive");
+  require(allowance >= 0 && allowance < 2 * h, "allowance", allowance, "m",
+          "in [0, 2 h) (h = thread height)");
+  require(0.5 * major_diameter - 0.5 * allowance - h > 0, "d", major_diameter, "m",
+          "larger than the thread depth (the bolt core radius must be positive)");
+  require(std::isfinite(runup_angle) && runup_angle >= 0 && runup_angle <= 8 * std::numbers::pi,
+          "runup_angle", runup_angle, "rad", "in [0, 8 pi]");
+  require(chamfer >= 0 && chamfer <= 0.25 * major_diameter, "chamfer", chamfer, "m", "in [0, d/4]");
+  require(std::isfinite(nut_height) && nut_height > pitch, "nut_height", nut_height, "m",
+          "finite and above one pitch");
+  require(std::isfinite(bolt_length) && bolt_length > pitch, "bolt_length", bolt_length, "m",
+          "finite and above one pitch");
+}
+
+thread_geometry::thread_geometry(const thread_params& params) : p_(params) {
+  p_.validate();
+  const double a = p_.flank_angle;
+  cot_ = 1 / std::tan(a);
+  t1_ = p_.root_radius * std::cos(a);
+  c_ = p_.root_radius * (1 / std::sin(a) - 1);
+  h_ = 0.5 * p_.pitch * cot_ - 2 * c_;
+  rb_ = 0.5 * p_.major_diameter - 0.5 * p_.allowance - h_;
+}
+
+double thread_geometry::mesh_tolerance() const {
+  return 0.5 * p_.allowance * std::tan(p_.flank_angle);
+}
+
+// Thesis §3.2.1 profile, generalised (header).
+double thread_geometry::profile(double t) const {
+  const double p = p_.pitch;
+  const double r = p_.root_radius;
+  double s = std::fmod(t, p);
+  if (s < 0) s += p;
+  const double tau = std::min(s, p - s);  // even
+  if (tau <= t1_) return r - std::sqrt(std::max(0.0, r * r - tau * tau));
+  if (tau <= 0.5 * p - t1_) return cot_ * tau - c_;
+  const double q = 0.5 * p - tau;
+  return h_ - r + std::sqrt(std::max(0.0, r * r - q * q));
+}
+
+double thread_geometry::profile_slope(double t) const {
+  const double p = p_.pitch;
+  const double r = p_.root_radius;
+  double s = std::fmod(t, p);
+  if (s < 0) s += p;
+  const double sign = s <= 0.5 * p ? 1.0 : -1.0;
+  const double tau = std::min(s, p - s);
+  double slope;
+  if (tau <= t1_)
+    slope = tau == 0 ? 0.0 : tau / std::sqrt(std::max(1e-300, r * r - tau * tau));
+  else if (tau <= 0.5 * p - t1_)
+    slope = cot_;
+  else {
+    const double q = 0.5 * p - tau;
+    slope = q == 0 ? 0.0 : q / std::sqrt(std::max(1e-300, r * r - q * q));
+  }
+  return sign * slope;
+}
+
+double thread_geometry::ramp(double edge_depth) const {
+  const double psi = two_pi * edge_depth / p_.pitch;
+  if (p_.runup_angle == 0) return psi > 0 ? 1.0 : 0.0;
+  return std::clamp(psi / p_.runup_angle, 0.0, 1.0);
+}
+
+namespace {
+// Offset of u from the nearest ridge centre (u = p/2 mod p), in [-p/2, p/2].
+double ridge_offset(double u, double p) {
+  const double w = u - 0.5 * p;
+  return w - p * std::round(w / p);
+}
+}  // namespace
+
+double thread_geometry::nut_ramp(double z, double theta) const {
+  const double p = p_.pitch;
+  const double zc = z - ridge_offset(z - p * theta / two_pi, p);  // ridge centre height
+  return ramp(-(zc + 0.5 * p));  // depth of the ridge's upper edge below the top face
+}
+
+double thread_geometry::bolt_ramp(double z_b, double theta_b) const {
+  const double p = p_.pitch;
+  const double zc = z_b - ridge_offset(z_b - p * theta_b / two_pi, p);
+  return ramp(zc - 0.5 * p);  // height of the ridge's lower edge above the tip
+}
+
+namespace {
+// d g / d theta inside the ramp: psi changes by -1 (nut) or +1 (bolt) per radian.
+double ramp_rate(double g, double runup) {
+  return (runup > 0 && g > 0 && g < 1) ? 1 / runup : 0.0;
+}
+}  // namespace
+
+surface_point thread_geometry::nut_surface(double z, double theta) const {
+  const double p = p_.pitch;
+  const double u = z - p * theta / two_pi;
+  const double g = nut_ramp(z, theta);
+  const double f = profile(u);
+  const double fp = profile_slope(u);
+  const double g_theta = -ramp_rate(g, p_.runup_angle);
+  surface_point s{0.5 * p_.major_diameter - g * f, -g * fp, -g_theta * f + g * fp * p / two_pi};
+  if (p_.chamfer > 0 && z > -p_.chamfer) {
+    const double cone = 0.5 * p_.major_diameter + p_.chamfer + z;
+    if (cone > s.radius) s = {cone, 1.0, 0.0};
+  }
+  return s;
+}
+
+surface_point thread_geometry::bolt_surface(double z_b, double theta_b) const {
+  const double p = p_.pitch;
+  const double u = z_b - p * theta_b / two_pi;
+  const double g = bolt_ramp(z_b, theta_b);
+  const double f = profile(u);
+  const double fp = profile_slope(u);
+  const double g_theta = ramp_rate(g, p_.runup_angle);
+  return {rb_ + g * f, g * fp, g_theta * f - g * fp * p / two_pi};
+}
+
+namespace {
+// X_theta x X_z of X = (r cos, r sin, z), normalised: outward from the axis.
+vec3 outward_normal(const surface_point& s, double theta) {
+  const double c = std::cos(theta);
+  const double sn = std::sin(theta);
+  const vec3 n = {s.dr_dtheta * sn + s.radius * c, -s.dr_dtheta * c + s.radius * sn,
+                  -s.radius * s.dr_dz};
+  const double norm = std::sqrt(s.dr_dtheta * s.dr_dtheta +
+                                s.radius * s.radius * (1 + s.dr_dz * s.dr_dz));
+  return {n[0] / norm, n[1] / norm, n[2] / norm};
+}
+}  // namespace
+
+vec3 thread_geometry::nut_normal(double z, double theta) const {
+  const vec3 n = outward_normal(nut_surface(z, theta), theta);
+  return {-n[0], -n[1], -n[2]};  // out of the nut's material is towards the axis
+}
+
+vec3 thread_geometry::bolt_normal(double z_b, double theta_b) const {
+  return outward_normal(bolt_surface(z_b, theta_b), theta_b);
+}
+
+double thread_geometry::nut_penetration(const vec3& P, vec3* grad) const {
+  const double rho = std::hypot(P[0], P[1]);
+  const double theta = azimuth(P[0], P[1]);
+  const surface_point s = nut_surface(P[2], theta);
+  // g = rho - r_n: grad g = e_rho - r_z e_z - (r_theta / rho) e_theta
+  const double rt = rho > 0 ? s.dr_dtheta / rho : 0.0;
+  const double kappa = 1 / std::sqrt(1 + s.dr_dz * s.dr_dz + rt * rt);
+  const double radial = (rho - s.radius) * kappa;
+  const double top = -P[2];
+  const double bottom = P[2] + p_.nut_height;
+  const double pen = std::min({radial, top, bottom});
+  if (grad) {
+    if (pen == top) {
+      *grad = {0, 0, -1};
+    } else if (pen == bottom) {
+      *grad = {0, 0, 1};
+    } else {
+      const double c = rho > 0 ? P[0] / rho : 1.0;
+      const double sn = rho > 0 ? P[1] / rho : 0.0;
+      *grad = {kappa * (c + rt * sn), kappa * (sn - rt * c), -kappa * s.dr_dz};
+    }
+  }
+  return pen;
+}
+
+double thread_geometry::bolt_penetration(const vec3& P, vec3* grad) const {
+  const double rho = std::hypot(P[0], P[1]);
+  const double theta = azimuth(P[0], P[1]);
+  const surface_point s = bolt_surface(P[2], theta);
+  const double rt = rho > 0 ? s.dr_dtheta / rho : 0.0;
+  const double kappa = 1 / std::sqrt(1 + s.dr_dz * s.dr_dz + rt * rt);
+  const double radial = (s.radius - rho) * kappa;
+  const double tip = P[2];
+  const double end = p_.bolt_length - P[2];
+  const double pen = std::min({radial, tip, end});
+  if (grad) {
+    if (pen == tip) {
+      *grad = {0, 0, 1};
+    } else if (pen == end) {
+      *grad = {0, 0, -1};
+    } else {
+      const double c = rho > 0 ? P[0] / rho : 1.0;
+      const double sn = rho > 0 ? P[1] / rho : 0.0;
+      *grad = {-kappa * (c + rt * sn), -kappa * (sn - rt * c), kappa * s.dr_dz};
+    }
+  }
+  return pen;
+}
+
+}  // namespace contactuq::threaded

@@ -1,0 +1,786 @@
+#include "contactuq/threaded/threaded_insertion.hpp"
+
+#include <cvode/cvode.h>
+#include <fmt/format.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <boost/math/tools/minima.hpp>
+#include <cmath>
+#include <numbers>
+#include <optional>
+
+#include "contactuq/contact/contact_geometry.hpp"
+#include "contactuq/contact/friction.hpp"
+#include "contactuq/error.hpp"
+
+namespace contactuq::threaded {
+
+namespace {
+
+constexpr double pi = std::numbers::pi;
+constexpr double two_pi = 2 * pi;
+using Eigen::Matrix3d;
+using Eigen::Vector3d;
+using vec6 = Eigen::Matrix<double, 6, 1>;
+
+Matrix3d skew(const Vector3d& v) {
+  Matrix3d s;
+  s << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
+  return s;
+}
+
+// Rotation vector of a rotation matrix (log map).
+Vector3d rotation_log(const Matrix3d& R) {
+  const Eigen::AngleAxisd aa(R);
+  return aa.angle() * aa.axis();
+}
+
+// Inverse right Jacobian of SO(3): d log(exp(phi) exp(e)) / de at e = 0.
+Matrix3d inverse_right_jacobian(const Vector3d& phi) {
+  const double t = phi.norm();
+  const Matrix3d P = skew(phi);
+  double c;
+  if (t < 1e-4)
+    c = 1.0 / 12 + t * t / 720;
+  else
+    c = 1 / (t * t) - (1 + std::cos(t)) / (2 * t * std::sin(t));
+  return Matrix3d::Identity() + 0.5 * P + c * P * P;
+}
+
+double wrap_pi(double a) { return a - two_pi * std::round(a / two_pi); }
+
+struct grasp_terms {
+  vec6 delta;  // gripper-frame error [x; theta]
+  Vector3d phi;  // world rotation vector of R_e R^T
+  Vector3d rc_world;
+};
+
+grasp_terms grasp_error(const grasp_params& g, const Vector3d& x, const Matrix3d& R,
+                        const Vector3d& x_e, const Matrix3d& R_e) {
+  grasp_terms t;
+  const Vector3d rc(0, 0, g.z_c);
+  t.rc_world = R * rc;
+  t.phi = rotation_log(R_e * R.transpose());
+  t.delta.head<3>() = R_e.transpose() * (x_e + R_e * rc - x - t.rc_world);
+  t.delta.tail<3>() = R_e.transpose() * t.phi;
+  return t;
+}
+
+}  // namespace
+
+mat6 grasp_params::stiffness() const {
+  mat6 K = mat6::Zero();
+  K(0, 0) = K(1, 1) = k_t;
+  K(2, 2) = k_z;
+  K(3, 3) = K(4, 4) = k_theta_t;
+  K(5, 5) = k_theta_z;
+  K(2, 5) = K(5, 2) = k_z_theta_z;
+  return K;
+}
+
+bool grasp_params::validate() const {
+  auto non_negative = [](double v, const char* field, const char* unit) {
+    require(std::isfinite(v) && v >= 0, field, v, unit, "non-negative and finite");
+  };
+  non_negative(k_t, "k_t", "N/m");
+  non_negative(k_z, "k_z", "N/m");
+  non_negative(k_theta_t, "k_theta_t", "N*m/rad");
+  non_negative(k_theta_z, "k_theta_z", "N*m/rad");
+  non_negative(damping_ratio, "damping_ratio", "");
+  require(std::isfinite(z_c), "z_c", z_c, "m", "finite");
+  require(std::isfinite(k_z_theta_z), "k_z_theta_z", k_z_theta_z, "N/rad", "finite");
+  // The only off-diagonal block is (z, theta_z): PSD iff k_z_theta_z^2 <= k_z k_theta_z.
+  const double det = k_z * k_theta_z - k_z_theta_z * k_z_theta_z;
+  if (det < -1e-12 * std::max(1.0, k_z * k_theta_z))
+    throw parameter_error(
+        "k_z_theta_z",
+        fmt::format("grasp stiffness is not positive semidefinite: k_z_theta_z^2 = {} exceeds "
+                    "k_z k_theta_z = {} (k_z = {} N/m, k_theta_z = {} N*m/rad, k_z_theta_z = {} N/rad)",
+                    format_value(k_z_theta_z * k_z_theta_z), format_value(k_z * k_theta_z),
+                    format_value(k_z), format_value(k_theta_z), format_value(k_z_theta_z)));
+  return k_t == 0 || k_theta_t == 0 || det <= 1e-12 * std::max(1.0, k_z * k_theta_z);
+}
+
+wrench grasp_spring_wrench(const grasp_params& g, const Vector3d& x, const Matrix3d& R,
+                           const Vector3d& x_e, const Matrix3d& R_e) {
+  const grasp_terms t = grasp_error(g, x, R, x_e, R_e);
+  const vec6 w = g.stiffness() * t.delta;
+  wrench out;
+  out.force = R_e * w.head<3>();  // (5.2)
+  out.torque = t.rc_world.cross(out.force) +
+               inverse_right_jacobian(t.phi).transpose() * (R_e * w.tail<3>());  // (5.3)
+  return out;
+}
+
+double grasp_spring_energy(const grasp_params& g, const Vector3d& x, const Matrix3d& R,
+                           const Vector3d& x_e, const Matrix3d& R_e) {
+  const grasp_terms t = grasp_error(g, x, R, x_e, R_e);
+  return 0.5 * t.delta.dot(g.stiffness() * t.delta);
+}
+
+void insertion_params::validate() const {
+  thread.validate();
+  grasp.validate();
+  require(std::isnan(mass) || (std::isfinite(mass) && mass > 0), "mass", mass, "kg",
+          "positive and finite (or unset: a steel cylinder)");
+  require(std::isfinite(density) && density > 0, "density", density, "kg/m^3", "positive");
+  require(std::isfinite(contact_velocity) && contact_velocity > 0, "contact_velocity",
+          contact_velocity, "m/s", "positive");
+  require(std::isfinite(mu) && mu >= 0 && mu <= 2, "mu", mu, "", "in [0, 2]");
+  require(std::isfinite(v_t) && v_t > 0, "v_t", v_t, "m/s", "positive");
+  require(std::isfinite(feed) && feed >= 0, "feed", feed, "m/s", "non-negative and finite");
+  require(std::isnan(duration) || (std::isfinite(duration) && duration > 0), "duration", duration,
+          "s", "positive (or unset: turns p / feed)");
+  require(feed > 0 || !std::isnan(duration), "feed", feed, "m/s", "positive unless a duration is given");
+  require(std::isfinite(lateral_offset) && lateral_offset >= 0 &&
+              lateral_offset <= thread.major_diameter,
+          "lateral_offset", lateral_offset, "m", "in [0, d]");
+  require(std::isfinite(offset_azimuth), "offset_azimuth", offset_azimuth, "rad", "finite");
+  require(std::isfinite(tilt) && tilt >= 0 && tilt <= 0.5, "tilt", tilt, "rad", "in [0, 0.5]");
+  require(std::isfinite(tilt_azimuth), "tilt_azimuth", tilt_azimuth, "rad", "finite");
+  require(std::isfinite(phase), "phase", phase, "rad", "finite");
+  require(std::isfinite(z0) && z0 >= 0 && z0 <= 10 * thread.pitch, "z0", z0, "m",
+          "in [0, 10 p]");
+  require(std::isfinite(turns) && turns > 0 && turns <= 20, "turns", turns, "", "in (0, 20]");
+  require(std::isfinite(engage_depth) && engage_depth > 0 && engage_depth < thread.nut_height,
+          "engage_depth", engage_depth, "m", "positive and below the nut height");
+  require(tip_angle > 0 && tip_angle < 1.5, "tip_angle", tip_angle, "rad", "in (0, 1.5)");
+  require(points_per_turn >= 8 && points_per_turn <= 4000, "points_per_turn", points_per_turn, "",
+          "in [8, 4000]");
+  require(relative_tolerance >= 1e-10 && relative_tolerance <= 1e-2, "relative_tolerance",
+          relative_tolerance, "", "in [1e-10, 1e-2]");
+  require(max_steps >= 100, "max_steps", static_cast<double>(max_steps), "", ">= 100");
+  require(history_points >= 0 && history_points <= 100000, "history_points", history_points, "",
+          "in [0, 100000]");
+}
+
+// ---- contact detection -----------------------------------------------------------------
+
+namespace {
+
+enum class probe_kind { bolt_helix, nut_helix, tip_circle, nut_edge };
+
+struct probe_curve {
+  probe_kind kind;
+  double offset;  // profile offset from the crest centre [m] (helices)
+  double s0, s1;  // parameter range [rad]
+  bool closed;
+};
+
+struct detector {
+  const thread_geometry& g;
+  Vector3d x;
+  Matrix3d R;
+  int n_per_turn;
+
+  Vector3d point(const probe_curve& c, double s) const {
+    const double p = g.params().pitch;
+    switch (c.kind) {
+      case probe_kind::bolt_helix: {
+        const double zb = p * s / two_pi + 0.5 * p + c.offset;
+        const double rb = g.bolt_surface(zb, s).radius;
+        return x + R * Vector3d(rb * std::cos(s), rb * std::sin(s), zb);
+      }
+      case probe_kind::nut_helix: {
+        const double z = p * s / two_pi + 0.5 * p + c.offset;
+        const double rn = g.nut_surface(z, s).radius;
+        return {rn * std::cos(s), rn * std::sin(s), z};
+      }
+      case probe_kind::tip_circle: {
+        const double rb = g.bolt_minor_radius();
+        return x + R * Vector3d(rb * std::cos(s), rb * std::sin(s), 0.0);
+      }
+      case probe_kind::nut_edge: {
+        const double r = g.nut_opening_radius();
+        return {r * std::cos(s), r * std::sin(s), 0.0};
+      }
+    }
+    return {};
+  }
+  static bool on_bolt(const probe_curve& c) {
+    return c.kind == probe_kind::bolt_helix || c.kind == probe_kind::tip_circle;
+  }
+  // Penetration of the probe point P (global) into the other part.
+  double penetration_at(const probe_curve& c, const Vector3d& P) const {
+    if (on_bolt(c)) return g.nut_penetration({P.x(), P.y(), P.z()});
+    const Vector3d Pb = R.transpose() * (P - x);
+    return g.bolt_penetration({Pb.x(), Pb.y(), Pb.z()});
+  }
+  double penetration(const probe_curve& c, double s) const { return penetration_at(c, point(c, s)); }
+
+  std::vector<probe_curve> curves() const {
+    const auto& t = g.params();
+    const double p = t.pitch;
+    const Vector3d axis = R.col(2);
+    const double cz = std::max(axis.z(), 0.2);
+    const double m = g.bolt_major_radius() * std::sqrt(std::max(0.0, 1 - axis.z() * axis.z())) + p;
+    std::vector<probe_curve> out;
+    const double r = t.root_radius * std::cos(t.flank_angle);
+    std::vector<double> offsets = {0.0};
+    if (r > 0) offsets = {-r, 0.0, r};
+    // bolt body z that can be inside the nut (z in [-H, 0])
+    const double zb_lo = std::max(0.0, (-t.nut_height - x.z() - m) / cz);
+    const double zb_hi = std::min(t.bolt_length, (-x.z() + m) / cz);
+    if (zb_hi > zb_lo)
+      for (double o : offsets)
+        out.push_back({probe_kind::bolt_helix, o, two_pi * (zb_lo - 0.5 * p - o) / p,
+                       two_pi * (zb_hi - 0.5 * p - o) / p, false});
+    // nut z that can touch the bolt
+    const double z_lo = std::max(-t.nut_height, x.z() - m);
+    const double z_hi = std::min(0.0, x.z() + t.bolt_length * cz + m);
+    if (z_hi > z_lo)
+      for (double o : offsets)
+        out.push_back({probe_kind::nut_helix, o, two_pi * (z_lo - 0.5 * p - o) / p,
+                       two_pi * (z_hi - 0.5 * p - o) / p, false});
+    if (x.z() - m < 0) {
+      out.push_back({probe_kind::tip_circle, 0, 0, two_pi, true});
+      out.push_back({probe_kind::nut_edge, 0, 0, two_pi, true});
+    }
+    return out;
+  }
+
+  void add_contact(const probe_curve& c, double s, double spin, std::vector<contact_point>& out) const {
+    const Vector3d P = point(c, s);
+    const double depth = penetration_at(c, P);
+    if (!(depth > 0)) return;
+    // gradient by central differences: exact force field of V = Phi(depth) to O(h^2)
+    const double h = 1e-6 * g.params().pitch;
+    Vector3d grad;
+    for (int k = 0; k < 3; ++k) {
+      Vector3d a = P, b = P;
+      a[k] += h;
+      b[k] -= h;
+      grad[k] = (penetration_at(c, a) - penetration_at(c, b)) / (2 * h);
+    }
+    contact_point cp;
+    cp.point = P;
+    cp.depth = depth;
+    const double gn = grad.norm();
+    cp.normal = on_bolt(c) ? Vector3d(-grad / gn) : Vector3d(grad / gn);
+    cp.depth_gradient_norm = gn;
+    const Vector3d Pb = R.transpose() * (P - x);
+    const auto& t = g.params();
+    if (on_bolt(c))
+      cp.thread = c.kind == probe_kind::bolt_helix && depth < -P.z() - 1e-15 &&
+                  depth < P.z() + t.nut_height - 1e-15;
+    else
+      cp.thread = c.kind == probe_kind::nut_helix && depth < Pb.z() - 1e-15 &&
+                  depth < t.bolt_length - Pb.z() - 1e-15;
+    const double th = std::atan2(P.y(), P.x());
+    const double thb = std::atan2(Pb.y(), Pb.x());
+    const double turn = spin + wrap_pi(th - thb - spin);
+    cp.helical_offset = (P.z() - Pb.z()) - t.pitch * turn / two_pi;
+    out.push_back(cp);
+  }
+
+  std::vector<contact_point> find(double spin) const {
+    std::vector<contact_point> out;
+    const double p = g.params().pitch;
+    const double margin = 2e-3 * p;  // above the sampling error of a peak at 48 points/turn
+    const double dip = 1e-4 * p;
+    std::vector<double> s_val, v;
+    for (const probe_curve& c : curves()) {
+      const int n = std::max(4, static_cast<int>(std::ceil((c.s1 - c.s0) * n_per_turn / two_pi))) +
+                    (c.closed ? 0 : 1);
+      const double ds = (c.s1 - c.s0) / (c.closed ? n : n - 1);
+      s_val.resize(n);
+      v.resize(n);
+      for (int i = 0; i < n; ++i) {
+        s_val[i] = c.s0 + ds * i;
+        v[i] = penetration(c, s_val[i]);
+      }
+      auto at = [&](int i) {
+        if (c.closed) return v[(i + n) % n];
+        return (i < 0 || i >= n) ? -1e300 : v[i];
+      };
+      // discrete local maxima above -margin, merged unless separated by a dip
+      std::vector<int> peaks;
+      double low_since = 1e300;
+      for (int i = 0; i < n; ++i) {
+        low_since = std::min(low_since, v[i]);
+        if (!(v[i] > -margin && v[i] >= at(i - 1) && v[i] > at(i + 1))) continue;
+        if (!peaks.empty() && low_since > std::min(v[i], v[peaks.back()]) - dip) {
+          if (v[i] > v[peaks.back()]) peaks.back() = i;
+        } else {
+          peaks.push_back(i);
+        }
+        low_since = 1e300;
+      }
+      if (c.closed && peaks.size() > 1) {  // first and last peak may be one across s = 0
+        double low = 1e300;
+        for (int i = peaks.back(); i < n; ++i) low = std::min(low, v[i]);
+        for (int i = 0; i <= peaks.front(); ++i) low = std::min(low, v[i]);
+        if (low > std::min(v[peaks.front()], v[peaks.back()]) - dip) {
+          if (v[peaks.back()] > v[peaks.front()]) peaks.front() = peaks.back();
+          peaks.pop_back();
+        }
+      }
+      for (int i : peaks) {
+        double a = s_val[i] - ds, b = s_val[i] + ds;
+        if (!c.closed) {
+          a = std::max(a, c.s0);
+          b = std::min(b, c.s1);
+        }
+        const auto best = boost::math::tools::brent_find_minima(
+            [&](double s) { return -penetration(c, s); }, a, b, 26);
+        if (-best.second > 0) add_contact(c, best.first, spin, out);
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::vector<contact_point> find_contacts(const thread_geometry& g, const Vector3d& x,
+                                         const Matrix3d& R, int points_per_turn, double spin_angle) {
+  return detector{g, x, R, points_per_turn}.find(spin_angle);
+}
+
+// ---- dynamics ----------------------------------------------------------------------------
+
+namespace {
+
+constexpr int n_state = 15;  // x_cm(3) q(4) v_cm(3) w_body(3) dissipated spin
+
+struct bolt_state {
+  Vector3d x_cm;
+  Eigen::Quaterniond q;
+  Vector3d v_cm;
+  Vector3d w_body;
+  double dissipated;
+  double spin;
+};
+
+bolt_state unpack(const double* y) {
+  bolt_state s;
+  s.x_cm = {y[0], y[1], y[2]};
+  s.q = Eigen::Quaterniond(y[3], y[4], y[5], y[6]);
+  s.q.normalize();
+  s.v_cm = {y[7], y[8], y[9]};
+  s.w_body = {y[10], y[11], y[12]};
+  s.dissipated = y[13];
+  s.spin = y[14];
+  return s;
+}
+
+struct evaluation_terms {
+  Vector3d force = Vector3d::Zero();   // on the bolt [N]
+  Vector3d torque_cm = Vector3d::Zero();  // about the CM, world [N*m]
+  Vector3d grasp_force = Vector3d::Zero();
+  Vector3d grasp_torque = Vector3d::Zero();  // about the tip, world
+  double dissipation = 0;  // [W]
+  double max_normal = 0;
+  int contacts = 0;
+  double contact_energy = 0;
+  std::vector<contact_point> points;
+};
+
+class insertion_system {
+ public:
+  explicit insertion_system(const insertion_params& p)
+      : p_(p), g_(p.thread), law_(make_contact_law(p)) {
+    const auto& t = p.thread;
+    const double rs = g_.bolt_minor_radius();
+    mass_ = std::isnan(p.mass) ? p.density * pi * rs * rs * t.bolt_length : p.mass;
+    const double L = t.bolt_length;
+    inertia_ = Vector3d(mass_ * (L * L / 12 + rs * rs / 4), mass_ * (L * L / 12 + rs * rs / 4),
+                        0.5 * mass_ * rs * rs);  // (4.9)
+    r_cm_ = Vector3d(0, 0, 0.5 * L);
+    const mat6 K = p.grasp.stiffness();
+    const double lever = 0.5 * L - p.grasp.z_c;
+    const double m_diag[6] = {mass_, mass_, mass_, inertia_.x() + mass_ * lever * lever,
+                              inertia_.y() + mass_ * lever * lever, inertia_.z()};
+    for (int i = 0; i < 6; ++i) c_diag_[i] = 2 * p.grasp.damping_ratio * std::sqrt(K(i, i) * m_diag[i]);
+    // equilibrium path (5.1): tip at (e cos, e sin, z0), phase: x_z - p theta_z/2pi = p/2 - p phase/2pi
+    x_e0_ = Vector3d(p.lateral_offset * std::cos(p.offset_azimuth),
+                     p.lateral_offset * std::sin(p.offset_azimuth), p.z0);
+    theta_z0_ = two_pi * p.z0 / t.pitch - pi + p.phase;
+    const Vector3d tilt_axis(-std::sin(p.tilt_azimuth), std::cos(p.tilt_azimuth), 0);
+    R_tilt_ = Eigen::AngleAxisd(p.tilt, tilt_axis).toRotationMatrix();
+    spin_rate_ = -two_pi * p.feed / t.pitch;
+  }
+
+  static contact::contact_law make_contact_law(const insertion_params& p) {
+    contact::register_builtin_laws();
+    if (p.law == "cor" || p.law.starts_with("cor_"))
+      throw parameter_error("law", fmt::format("law = \"{}\": an impact map has no force; choose a "
+                                               "force law (e.g. hunt_crossley, hertz)",
+                                               p.law));
+    contact::material steel;
+    steel.name = "steel_aisi_1045";  // data/materials.toml
+    steel.modulus = 205e9;
+    steel.poisson = 0.29;
+    steel.yield_strength = 530e6;
+    steel.density = 7870;
+    steel.brinell_hardness = 163;
+    contact::law_inputs in;
+    const double r = p.thread.root_radius > 0 ? p.thread.root_radius : 0.1 * p.thread.pitch;
+    in.pair = contact::contact_pair{steel, steel, r, contact::flat_radius, 0.0,
+                                    contact::cylinder_contact::external};
+    in.values = p.law_parameters;
+    static const char* with_restitution[] = {"hunt_crossley", "lankarani_nikravesh", "flores",
+                                             "gonthier", "kelvin_voigt_cr"};
+    if (!in.values.contains("restitution"))
+      for (const char* n : with_restitution)
+        if (p.law == n) in.values["restitution"] = 0.5;
+    contact::contact_law law = contact::make_law(p.law, in);
+    if (law.is_impact_map())
+      throw parameter_error("law", fmt::format("law = \"{}\": an impact map has no force; choose a "
+                                               "force law",
+                                               p.law));
+    law.force(0.0, p.contact_velocity);  // the impact velocity of the hysteresis family
+    return law;
+  }
+
+  double mass() const { return mass_; }
+  const thread_geometry& geometry() const { return g_; }
+  double t_end() const {
+    return std::isnan(p_.duration) ? p_.turns * p_.thread.pitch / p_.feed : p_.duration;
+  }
+  const Vector3d& r_cm() const { return r_cm_; }
+
+  void gripper(double t, Vector3d& x_e, Matrix3d& R_e, Vector3d& v_e, Vector3d& w_e) const {
+    x_e = x_e0_ + Vector3d(0, 0, -p_.feed * t);
+    R_e = R_tilt_ * Eigen::AngleAxisd(theta_z0_ + spin_rate_ * t, Vector3d::UnitZ()).toRotationMatrix();
+    v_e = Vector3d(0, 0, -p_.feed);
+    w_e = R_tilt_ * Vector3d(0, 0, spin_rate_);
+  }
+
+  void initial_state(double* y) const {
+    Vector3d x_e, v_e, w_e;
+    Matrix3d R_e;
+    gripper(0, x_e, R_e, v_e, w_e);
+    const Vector3d xc = x_e + R_e * r_cm_;
+    const Eigen::Quaterniond q(R_e);
+    const Vector3d vc = v_e + w_e.cross(R_e * r_cm_);
+    const Vector3d wb = R_e.transpose() * w_e;
+    const double v[n_state] = {xc.x(), xc.y(), xc.z(), q.w(), q.x(), q.y(), q.z(),
+                               vc.x(), vc.y(), vc.z(), wb.x(), wb.y(), wb.z(), 0.0, 0.0};
+    std::copy(v, v + n_state, y);
+  }
+
+  double theta_z0() const { return theta_z0_; }
+
+  evaluation_terms terms(double t, const bolt_state& s, bool keep_points, bool energy) const {
+    evaluation_terms out;
+    const Matrix3d R = s.q.toRotationMatrix();
+    const Vector3d x = s.x_cm - R * r_cm_;
+    const Vector3d w = R * s.w_body;
+    // grasp
+    Vector3d x_e, v_e, w_e;
+    Matrix3d R_e;
+    gripper(t, x_e, R_e, v_e, w_e);
+    const wrench spring = grasp_spring_wrench(p_.grasp, x, R, x_e, R_e);
+    const Vector3d rc = R * Vector3d(0, 0, p_.grasp.z_c);
+    const Vector3d v_tip = s.v_cm + w.cross(x - s.x_cm);
+    vec6 dv;
+    dv.head<3>() = R_e.transpose() * ((v_e + w_e.cross(R_e * Vector3d(0, 0, p_.grasp.z_c))) -
+                                      (v_tip + w.cross(rc)));
+    dv.tail<3>() = R_e.transpose() * (w_e - w);
+    vec6 wd;
+    for (int i = 0; i < 6; ++i) wd[i] = c_diag_[i] * dv[i];
+    const Vector3d fd = R_e * wd.head<3>();
+    const Vector3d td = rc.cross(fd) + R_e * wd.tail<3>();
+    out.grasp_force = spring.force + fd;
+    out.grasp_torque = spring.torque + td;
+    out.dissipation += dv.dot(wd);
+    out.force += out.grasp_force;
+    out.torque_cm += out.grasp_torque + (x - s.x_cm).cross(out.grasp_force);
+    // contacts
+    std::vector<contact_point> cps = detector{g_, x, R, p_.points_per_turn}.find(s.spin);
+    out.contacts = static_cast<int>(cps.size());
+    const contact::regularized_coulomb_params fr{p_.mu, p_.v_t};
+    for (const contact_point& c : cps) {
+      const Vector3d r = c.point - s.x_cm;
+      const Vector3d vp = s.v_cm + w.cross(r);
+      const double gn = c.depth_gradient_norm;
+      const double rate = -c.normal.dot(vp) * gn;
+      const double fe = law_.peek_force(c.depth, 0.0) * c.weight;
+      const double fn = law_.peek_force(c.depth, rate) * gn * c.weight;
+      out.dissipation += (fn - fe * gn) * rate / gn;
+      Vector3d f = fn * c.normal;
+      const Vector3d vt = vp - c.normal.dot(vp) * c.normal;
+      const double speed = vt.norm();
+      if (p_.mu > 0 && speed > 0) {
+        const double mu = contact::regularized_friction_coefficient(fr, speed);
+        f -= mu * fn * vt / speed;
+        out.dissipation += mu * fn * speed;
+      }
+      out.force += f;
+      out.torque_cm += r.cross(f);
+      out.max_normal = std::max(out.max_normal, fn);
+      if (energy) out.contact_energy += c.weight * law_energy(c.depth);
+    }
+    if (keep_points) out.points = std::move(cps);
+    return out;
+  }
+
+  // Phi(delta) = integral of F(d, 0) over [0, delta], 8-point Gauss-Legendre.
+  double law_energy(double delta) const {
+    static const double xg[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
+                                 0.9602898564975363};
+    static const double wg[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
+                                 0.1012285362903763};
+    double sum = 0;
+    for (int i = 0; i < 4; ++i)
+      for (double sg : {-1.0, 1.0}) sum += wg[i] * law_.peek_force(0.5 * delta * (1 + sg * xg[i]), 0.0);
+    return 0.5 * delta * sum;
+  }
+
+  void derivative(double t, const double* y, double* yd) const {
+    const bolt_state s = unpack(y);
+    const evaluation_terms e = terms(t, s, false, false);
+    const Matrix3d R = s.q.toRotationMatrix();
+    const Vector3d tau_b = R.transpose() * e.torque_cm;
+    const Vector3d& wb = s.w_body;
+    const Vector3d Iw = inertia_.cwiseProduct(wb);
+    const Vector3d wdot = (tau_b - wb.cross(Iw)).cwiseQuotient(inertia_);  // (4.10)
+    const Vector3d a = e.force / mass_;                                   // (4.11)
+    // q' = q (0, w_b) / 2 (raw, unnormalised state)
+    const double qw = y[3], qx = y[4], qy = y[5], qz = y[6];
+    yd[0] = s.v_cm.x();
+    yd[1] = s.v_cm.y();
+    yd[2] = s.v_cm.z();
+    yd[3] = 0.5 * (-qx * wb.x() - qy * wb.y() - qz * wb.z());
+    yd[4] = 0.5 * (qw * wb.x() + qy * wb.z() - qz * wb.y());
+    yd[5] = 0.5 * (qw * wb.y() + qz * wb.x() - qx * wb.z());
+    yd[6] = 0.5 * (qw * wb.z() + qx * wb.y() - qy * wb.x());
+    yd[7] = a.x();
+    yd[8] = a.y();
+    yd[9] = a.z();
+    yd[10] = wdot.x();
+    yd[11] = wdot.y();
+    yd[12] = wdot.z();
+    yd[13] = e.dissipation;
+    yd[14] = wb.z();
+  }
+
+  double kinetic(const bolt_state& s) const {
+    return 0.5 * mass_ * s.v_cm.squaredNorm() + 0.5 * s.w_body.dot(inertia_.cwiseProduct(s.w_body));
+  }
+  double grasp_energy(double t, const bolt_state& s) const {
+    Vector3d x_e, v_e, w_e;
+    Matrix3d R_e;
+    gripper(t, x_e, R_e, v_e, w_e);
+    const Matrix3d R = s.q.toRotationMatrix();
+    return grasp_spring_energy(p_.grasp, s.x_cm - R * r_cm_, R, x_e, R_e);
+  }
+
+  mutable long rhs_count = 0;
+
+ private:
+  insertion_params p_;
+  thread_geometry g_;
+  contact::contact_law law_;
+  double mass_;
+  Vector3d inertia_;
+  Vector3d r_cm_;
+  double c_diag_[6];
+  Vector3d x_e0_;
+  double theta_z0_;
+  Matrix3d R_tilt_;
+  double spin_rate_;
+};
+
+struct cvode_data {
+  const insertion_system* sys;
+  std::string error;
+};
+
+int rhs(sunrealtype t, N_Vector y, N_Vector yd, void* data) {
+  auto* d = static_cast<cvode_data*>(data);
+  ++d->sys->rhs_count;
+  try {
+    d->sys->derivative(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yd));
+  } catch (const std::exception& e) {
+    d->error = e.what();
+    return -1;
+  }
+  for (int i = 0; i < n_state; ++i)
+    if (!std::isfinite(NV_Ith_S(yd, i))) return 1;  // recoverable: CVODE cuts the step
+  return 0;
+}
+
+void silent_handler(int, const char*, const char*, char*, void*) {}
+
+struct cvode_handle {
+  SUNContext ctx = nullptr;
+  N_Vector y = nullptr, atol = nullptr, dky = nullptr;
+  SUNMatrix A = nullptr;
+  SUNLinearSolver ls = nullptr;
+  void* mem = nullptr;
+  ~cvode_handle() {
+    if (mem) CVodeFree(&mem);
+    if (ls) SUNLinSolFree(ls);
+    if (A) SUNMatDestroy(A);
+    if (y) N_VDestroy(y);
+    if (atol) N_VDestroy(atol);
+    if (dky) N_VDestroy(dky);
+    if (ctx) SUNContext_Free(&ctx);
+  }
+};
+
+}  // namespace
+
+insertion_result simulate_insertion(const insertion_params& params) {
+  params.validate();
+  const insertion_system sys(params);
+  const auto& tp = params.thread;
+  const double p = tp.pitch;
+  const double t_end = sys.t_end();
+  insertion_result res;
+
+  cvode_handle h;
+  cvode_data data{&sys, {}};
+  if (SUNContext_Create(nullptr, &h.ctx) != 0) throw std::runtime_error("SUNContext_Create failed");
+  h.y = N_VNew_Serial(n_state, h.ctx);
+  h.atol = N_VNew_Serial(n_state, h.ctx);
+  h.dky = N_VNew_Serial(n_state, h.ctx);
+  sys.initial_state(N_VGetArrayPointer(h.y));
+  const double pos_tol = params.relative_tolerance * p;
+  const double speed = params.feed > 0 ? params.feed : p / t_end;
+  double* at = N_VGetArrayPointer(h.atol);
+  for (int i = 0; i < 3; ++i) at[i] = pos_tol;
+  for (int i = 3; i < 7; ++i) at[i] = 1e-7;
+  for (int i = 7; i < 10; ++i) at[i] = 1e3 * params.relative_tolerance * speed;
+  for (int i = 10; i < 13; ++i) at[i] = 1e3 * params.relative_tolerance * speed / p;
+  at[13] = 1e-12;
+  at[14] = 1e-6;
+  h.mem = CVodeCreate(CV_BDF, h.ctx);
+  h.A = SUNDenseMatrix(n_state, n_state, h.ctx);
+  h.ls = SUNLinSol_Dense(h.y, h.A, h.ctx);
+  int flag = CVodeInit(h.mem, rhs, 0.0, h.y);
+  if (flag == CV_SUCCESS) flag = CVodeSetUserData(h.mem, &data);
+  if (flag == CV_SUCCESS) flag = CVodeSVtolerances(h.mem, params.relative_tolerance, h.atol);
+  if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(h.mem, h.ls, h.A);
+  if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(h.mem, params.max_steps);
+  if (flag == CV_SUCCESS) flag = CVodeSetMaxStep(h.mem, (p / speed) / (2.0 * params.points_per_turn));
+  if (flag == CV_SUCCESS) flag = CVodeSetStopTime(h.mem, t_end);
+  if (flag == CV_SUCCESS) flag = CVodeSetErrHandlerFn(h.mem, silent_handler, nullptr);
+  if (flag != CV_SUCCESS) throw std::runtime_error("CVODE setup failed");
+
+  const double tilt_ok =
+      std::max(pi / 180, 2 * std::atan(tp.allowance * std::tan(tp.flank_angle) / (0.5 * tp.major_diameter)));
+  auto tilt_of = [](const bolt_state& s) {
+    return std::acos(std::clamp(s.q.toRotationMatrix()(2, 2), -1.0, 1.0));
+  };
+  auto tip_of = [&](const bolt_state& s) {
+    return Vector3d(s.x_cm - s.q.toRotationMatrix() * sys.r_cm());
+  };
+  auto phase_of = [&](const bolt_state& s) {  // helical phase error, 0 = meshing
+    const double delta = tip_of(s).z() - p * (sys.theta_z0() + s.spin) / two_pi;
+    return wrap_pi(two_pi * (delta - 0.5 * p) / p);
+  };
+  auto cross_threaded = [&](const std::vector<contact_point>& cps, double depth) {
+    double lo = 1e300, hi = -1e300;
+    for (const auto& c : cps)
+      if (c.thread) {
+        lo = std::min(lo, c.helical_offset);
+        hi = std::max(hi, c.helical_offset);
+      }
+    return depth >= -0.5 * p && hi - lo > 0.5 * p;
+  };
+
+  // engaged depth: the tip's depth below the first full nut thread (notes §8)
+  const double full_thread = p * (0.5 + tp.runup_angle / two_pi);
+  const double z0_tip = tip_of(unpack(N_VGetArrayPointer(h.y))).z();
+  int next_sample = 0;
+  const int n_hist = params.history_points;
+  auto record = [&](double t, const double* y) {
+    const bolt_state s = unpack(y);
+    const evaluation_terms e = sys.terms(t, s, false, true);
+    insertion_sample smp;
+    smp.t = t;
+    smp.tip_z = tip_of(s).z();
+    smp.tilt = tilt_of(s);
+    smp.phase_lag = phase_of(s);
+    smp.axial_force = e.grasp_force.z();
+    smp.torque_z = e.grasp_torque.z();
+    smp.kinetic = sys.kinetic(s);
+    smp.grasp_energy = sys.grasp_energy(t, s);
+    smp.contact_energy = e.contact_energy;
+    smp.dissipated = s.dissipated;
+    res.history.push_back(smp);
+  };
+  if (n_hist > 0) {
+    record(0.0, N_VGetArrayPointer(h.y));
+    next_sample = 1;
+  }
+
+  double t = 0;
+  bool decided = false;
+  while (t < t_end && !decided) {
+    flag = CVode(h.mem, t_end, h.y, &t, CV_ONE_STEP);
+    if (flag < 0) {
+      res.outcome = insertion_outcome::inconclusive;
+      res.message = data.error.empty() ? std::string(CVodeGetReturnFlagName(flag)) : data.error;
+      break;
+    }
+    while (n_hist > 1 && next_sample < n_hist) {
+      const double ts = t_end * next_sample / (n_hist - 1);
+      if (ts > t) break;
+      CVodeGetDky(h.mem, ts, 0, h.dky);
+      record(ts, N_VGetArrayPointer(h.dky));
+      ++next_sample;
+    }
+    long taken = 0;
+    CVodeGetNumSteps(h.mem, &taken);
+    if (taken >= params.max_steps) {
+      res.message = fmt::format("more than max_steps = {} integrator steps by t = {} s", params.max_steps, t);
+      break;
+    }
+    const bolt_state s = unpack(N_VGetArrayPointer(h.y));
+    const evaluation_terms e = sys.terms(t, s, true, false);
+    const double tilt = tilt_of(s);
+    const double depth = -tip_of(s).z() - full_thread;
+    res.max_tilt = std::max(res.max_tilt, tilt);
+    res.max_contacts = std::max(res.max_contacts, e.contacts);
+    res.max_contact_force = std::max(res.max_contact_force, e.max_normal);
+    res.max_axial_force = std::max(res.max_axial_force, std::abs(e.grasp_force.z()));
+    res.max_torque_z = std::max(res.max_torque_z, std::abs(e.grasp_torque.z()));
+    const bool engaged_now = depth >= params.engage_depth && tilt <= tilt_ok &&
+                             std::abs(phase_of(s)) < 0.5 * pi && !cross_threaded(e.points, depth);
+    if (engaged_now && std::isnan(res.time_to_engage)) res.time_to_engage = t;
+    if (params.stop_when_decided && (tilt > params.tip_angle || engaged_now)) decided = true;
+  }
+  long steps = 0;
+  CVodeGetNumSteps(h.mem, &steps);
+  res.steps = steps;
+  res.rhs_evaluations = sys.rhs_count;
+  res.final_time = t;
+
+  const bolt_state s = unpack(N_VGetArrayPointer(h.y));
+  const evaluation_terms e = sys.terms(t, s, true, false);
+  const double depth = -tip_of(s).z() - full_thread;
+  res.final_tilt = tilt_of(s);
+  res.phase_error = phase_of(s);
+  res.axial_advance = z0_tip - tip_of(s).z();
+  res.engagement_margin = depth - params.engage_depth;
+  res.energy_dissipated = s.dissipated;
+  res.cross_threaded = cross_threaded(e.points, depth);
+  if (!res.message.empty()) {
+    res.outcome = insertion_outcome::inconclusive;
+  } else if (res.max_tilt > params.tip_angle) {
+    res.outcome = insertion_outcome::tipped;
+  } else if (res.cross_threaded) {
+    res.outcome = insertion_outcome::cross_threaded;
+  } else if (depth >= params.engage_depth && res.final_tilt <= tilt_ok &&
+             std::abs(res.phase_error) < 0.5 * pi) {
+    res.outcome = insertion_outcome::engaged;
+  } else if (depth + full_thread < 0.25 * p) {
+    res.outcome = insertion_outcome::no_start;
+  } else {
+    res.outcome = insertion_outcome::jammed;
+  }
+  res.success = res.outcome == insertion_outcome::engaged;
+  if (res.success && std::isnan(res.time_to_engage)) res.time_to_engage = t;
+  if (!res.success) res.time_to_engage = std::numeric_limits<double>::quiet_NaN();
+  return res;
+}
+
+}  // namespace contactuq::threaded

@@ -1,0 +1,263 @@
+#include "contactuq/threaded/threaded_insertion.hpp"
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <numbers>
+
+#include "contactuq/error.hpp"
+
+using namespace contactuq;
+using namespace contactuq::threaded;
+using Eigen::Matrix3d;
+using Eigen::Vector3d;
+
+namespace {
+
+constexpr double pi = std::numbers::pi;
+
+Matrix3d spin(double a) { return Eigen::AngleAxisd(a, Vector3d::UnitZ()).toRotationMatrix(); }
+
+// A coaxial bolt whose tip is at depth `depth` with helical phase delta = x_z - p theta_z/2pi.
+void coaxial_pose(double p, double tip_z, double delta, Vector3d& x, Matrix3d& R, double& theta) {
+  theta = 2 * pi * (tip_z - delta) / p;
+  x = Vector3d(0, 0, tip_z);
+  R = spin(theta);
+}
+
+}  // namespace
+
+TEST_CASE("RCC grasp: stiffness at equilibrium is the congruence transform of diag(k) from r_c (eqs. 5.2-5.4)") {
+  grasp_params g;
+  g.k_t = 300;
+  g.k_z = 500;
+  g.k_theta_t = 2;
+  g.k_theta_z = 3;
+  g.k_z_theta_z = GENERATE(0.0, 20.0);
+  g.z_c = GENERATE(-4e-3, 0.0, 6e-3);
+  const Matrix3d R_e = Eigen::AngleAxisd(0.7, Vector3d(0.2, -0.4, 1).normalized()).toRotationMatrix();
+  const Vector3d x_e(1e-3, -2e-3, 3e-3);
+  // generalized coordinates: x -> x + dx, R -> exp(eps) R; K_num = -d wrench / d q
+  Eigen::Matrix<double, 6, 6> Knum;
+  const double h = 1e-7;
+  for (int j = 0; j < 6; ++j) {
+    Eigen::Matrix<double, 6, 1> plus, minus;
+    for (double sg : {1.0, -1.0}) {
+      Vector3d x = x_e;
+      Matrix3d R = R_e;
+      if (j < 3)
+        x[j] += sg * h;
+      else
+        R = Eigen::AngleAxisd(sg * h, Vector3d::Unit(j - 3)).toRotationMatrix() * R_e;
+      const wrench w = grasp_spring_wrench(g, x, R, x_e, R_e);
+      Eigen::Matrix<double, 6, 1> v;
+      v << w.force, w.torque;
+      (sg > 0 ? plus : minus) = v;
+    }
+    Knum.col(j) = -(plus - minus) / (2 * h);
+  }
+  // A maps (dx, eps) to the gripper-frame error at r_c: [-R_e^T, R_e^T [R r_c]x; 0, -R_e^T]
+  Eigen::Matrix<double, 6, 6> A = Eigen::Matrix<double, 6, 6>::Zero();
+  const Vector3d rc = R_e * Vector3d(0, 0, g.z_c);
+  Matrix3d S;
+  S << 0, -rc.z(), rc.y(), rc.z(), 0, -rc.x(), -rc.y(), rc.x(), 0;
+  A.block<3, 3>(0, 0) = -R_e.transpose();
+  A.block<3, 3>(0, 3) = R_e.transpose() * S;
+  A.block<3, 3>(3, 3) = -R_e.transpose();
+  const Eigen::Matrix<double, 6, 6> K = A.transpose() * g.stiffness() * A;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) CHECK(Knum(i, j) == Approx(K(i, j)).margin(1e-5 * K.cwiseAbs().maxCoeff()));
+  CHECK((Knum - Knum.transpose()).cwiseAbs().maxCoeff() < 1e-5 * K.cwiseAbs().maxCoeff());
+  // the wrench is minus the gradient of the grasp energy away from equilibrium too
+  const Vector3d x = x_e + Vector3d(2e-4, -1e-4, 3e-4);
+  const Matrix3d R = Eigen::AngleAxisd(0.05, Vector3d(1, 2, 0.5).normalized()).toRotationMatrix() * R_e;
+  const wrench w = grasp_spring_wrench(g, x, R, x_e, R_e);
+  for (int j = 0; j < 6; ++j) {
+    auto energy = [&](double sg) {
+      Vector3d xx = x;
+      Matrix3d RR = R;
+      if (j < 3) xx[j] += sg * h;
+      else RR = Eigen::AngleAxisd(sg * h, Vector3d::Unit(j - 3)).toRotationMatrix() * R;
+      return grasp_spring_energy(g, xx, RR, x_e, R_e);
+    };
+    const double dv = (energy(1) - energy(-1)) / (2 * h);
+    const double gen = j < 3 ? w.force[j] : w.torque[j - 3];
+    CHECK(gen == Approx(-dv).margin(1e-6 * K.cwiseAbs().maxCoeff()));
+  }
+}
+
+TEST_CASE("grasp stiffness: non-PSD is an error naming the entries, Loncaric alone is singular (Table 5.2)") {
+  grasp_params g;
+  g.k_z = 0.1;
+  g.k_z_theta_z = 1.0;
+  g.k_theta_z = 9.0;  // det 0.1 * 9 - 1 < 0
+  CHECK_THROWS_AS(g.validate(), parameter_error);
+  CHECK_THROWS_WITH(g.validate(), Catch::Contains("k_z_theta_z") && Catch::Contains("k_theta_z"));
+  g.k_theta_z = 10.1;  // Table 5.2 rows 2-4: det 0.01 > 0
+  CHECK_FALSE(g.validate());
+  grasp_params lon;  // Table 5.2 row 1: only k_z, k_theta_z, k_z_theta_z
+  lon.k_t = 0;
+  lon.k_theta_t = 0;
+  lon.k_z = lon.k_theta_z = lon.k_z_theta_z = 1;
+  CHECK(lon.validate());  // singular: a warning, not an error
+  grasp_params neg;
+  neg.k_t = -1;
+  CHECK_THROWS_WITH(neg.validate(), Catch::Contains("k_t"));
+}
+
+TEST_CASE("contacts: mesh condition along the equilibrium path (notes §1), crest-on-crest interference") {
+  thread_params t;  // M8x1.25 6g, 30 deg, r = 0.1 p
+  const thread_geometry g(t);
+  const double p = t.pitch;
+  const double tol = g.mesh_tolerance();
+  Vector3d x;
+  Matrix3d R;
+  double th;
+  for (double depth = -0.5 * p; depth > -4.5 * p; depth -= 0.37 * p) {
+    for (double d : {0.5 * p, 0.5 * p + 0.8 * tol, 0.5 * p - 0.8 * tol}) {
+      coaxial_pose(p, depth, d, x, R, th);
+      CHECK(find_contacts(g, x, R, 48, th).empty());
+    }
+  }
+  for (double d : {0.5 * p + 1.5 * tol, 0.5 * p - 1.5 * tol, 0.0}) {
+    coaxial_pose(p, -4 * p, d, x, R, th);
+    CHECK_FALSE(find_contacts(g, x, R, 48, th).empty());
+  }
+  coaxial_pose(p, -4 * p, 0.0, x, R, th);
+  double deepest = 0;
+  for (const auto& c : find_contacts(g, x, R, 48, th)) deepest = std::max(deepest, c.depth);
+  CHECK(deepest == Approx(g.crest_interference()).epsilon(2e-3));
+}
+
+TEST_CASE("contacts: screw limit, a frictionless thread contact carries torque_z = -F_z p / 2pi") {
+  thread_params t;
+  const thread_geometry g(t);
+  const double p = t.pitch;
+  Vector3d x;
+  Matrix3d R;
+  double th;
+  for (double d : {0.5 * p + 3 * g.mesh_tolerance(), 0.5 * p - 3 * g.mesh_tolerance()}) {
+    coaxial_pose(p, -4 * p, d, x, R, th);
+    const auto cps = find_contacts(g, x, R, 48, th);
+    REQUIRE_FALSE(cps.empty());
+    double fz = 0, tz = 0;
+    for (const auto& c : cps) {
+      REQUIRE(c.thread);
+      fz += c.normal.z();
+      tz += c.point.cross(c.normal).z();
+      CHECK(c.point.cross(c.normal).z() == Approx(-p / (2 * pi) * c.normal.z()).margin(1e-9));
+    }
+    CHECK(std::abs(fz) > 0.1);
+    CHECK(tz == Approx(-p / (2 * pi) * fz).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("contacts: invariant under the helical symmetry and a spin of bolt and nut together") {
+  thread_params t;  // a short bolt wholly inside a tall nut, away from the nut's run-up
+  t.nut_height = 16e-3;
+  t.bolt_length = 7.5e-3;
+  const thread_geometry g(t);
+  const double p = t.pitch;
+  const Matrix3d R0 = Eigen::AngleAxisd(0.01, Vector3d(1, 0.3, 0).normalized()).toRotationMatrix() * spin(1.3);
+  const Vector3d x0(0.05e-3, -0.02e-3, -8.2 * p);
+  auto depths = [&](const Vector3d& x, const Matrix3d& R) {
+    std::vector<double> d;
+    for (const auto& c : find_contacts(g, x, R, 96, 0.0)) d.push_back(c.depth);
+    std::sort(d.begin(), d.end());
+    return d;
+  };
+  const auto ref = depths(x0, R0);
+  REQUIRE(ref.size() >= 1);
+  for (double beta : {0.4, -1.1}) {  // screw motion (beta, p beta / 2pi): the nut's symmetry
+    const Matrix3d S = spin(beta);
+    const auto d = depths(S * x0 + Vector3d(0, 0, p * beta / (2 * pi)), S * R0);
+    REQUIRE(d.size() == ref.size());
+    for (std::size_t i = 0; i < d.size(); ++i) CHECK(d[i] == Approx(ref[i]).margin(1e-6 * ref.back()));
+  }
+}
+
+TEST_CASE("contacts: capture, a coaxial tip lands on the nut face iff the offset exceeds d/2 - R_b") {
+  thread_params t;
+  const thread_geometry g(t);
+  for (double f : {0.95, 1.05}) {
+    const Vector3d x(f * g.capture_radius(), 0, -1e-6);
+    const auto cps = find_contacts(g, x, Matrix3d::Identity(), 48, 0.0);
+    if (f < 1) {
+      CHECK(cps.empty());
+    } else {
+      REQUIRE_FALSE(cps.empty());
+      for (const auto& c : cps) {
+        CHECK(c.normal.z() == Approx(1.0));  // pushed up by the top face
+        CHECK(c.depth == Approx(1e-6).epsilon(1e-6));
+      }
+    }
+  }
+}
+
+TEST_CASE("threaded insertion: energy conserved without friction and damping, never created with them") {
+  insertion_params p;
+  p.feed = 0;
+  p.duration = 2e-3;
+  p.z0 = 0;
+  p.lateral_offset = 1.2e-3;  // beyond the capture radius: the tip rests on the top face
+  p.tilt = 4e-4;              // lowest tip point 1.3 um below the face
+  p.phase = 0;
+  p.history_points = 41;
+  p.stop_when_decided = false;
+  p.relative_tolerance = 1e-8;
+  const bool dissipative = GENERATE(false, true);
+  if (dissipative) {
+    p.mu = 0.3;
+    p.grasp.damping_ratio = 0.3;
+    p.law = "hunt_crossley";
+  } else {
+    p.mu = 0;
+    p.grasp.damping_ratio = 0;
+    p.law = "hertz";
+  }
+  const auto r = simulate_insertion(p);
+  REQUIRE(r.message.empty());
+  REQUIRE(r.history.size() == 41);
+  const auto& h0 = r.history.front();
+  const double e0 = h0.kinetic + h0.grasp_energy + h0.contact_energy;
+  REQUIRE(h0.contact_energy > 0);
+  double max_ke = 0;
+  for (const auto& s : r.history) {
+    const double e = s.kinetic + s.grasp_energy + s.contact_energy;
+    max_ke = std::max(max_ke, s.kinetic);
+    if (!dissipative) {
+      CHECK(e == Approx(e0).epsilon(1e-2));  // measured: within 0.5 %
+    } else {
+      CHECK(e <= e0 * (1 + 1e-2));
+      CHECK(e + s.dissipated == Approx(e0).epsilon(1e-2));
+    }
+  }
+  CHECK(max_ke > 0.05 * e0);  // the contact did throw the bolt
+}
+
+TEST_CASE("threaded insertion: an in-phase coaxial bolt threads without touching the nut") {
+  insertion_params p;  // M8x1.25 defaults
+  // in phase, and at 0.8 of the mesh tolerance 2 pi (e/2) tan(alpha) / p (2.3 deg for M8x1.25 6g)
+  const double tolerance = 2 * pi * 0.5 * p.thread.allowance * std::tan(p.thread.flank_angle) / p.thread.pitch;
+  p.phase = GENERATE(0.0, 0.8) * tolerance;
+  const auto r = simulate_insertion(p);
+  CHECK(r.outcome == insertion_outcome::engaged);
+  CHECK(r.success);
+  CHECK(r.max_contact_force == 0.0);
+  CHECK(r.max_contacts == 0);
+  CHECK(r.engagement_margin >= -1e-9);
+  CHECK(r.time_to_engage > 0);
+}
+
+TEST_CASE("threaded insertion: bad inputs are errors naming the input") {
+  insertion_params p;
+  p.mu = -0.1;
+  CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("mu"));
+  p = {};
+  p.law = "cor";
+  CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("law"));
+  p = {};
+  p.grasp.k_z_theta_z = 1e6;
+  CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("k_z_theta_z"));
+}
