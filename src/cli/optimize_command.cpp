@@ -4,6 +4,7 @@
 #include <tbb/info.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -81,7 +82,7 @@ std::size_t planned_evaluations(const study::optimization_study& s, std::size_t 
   const std::size_t one = o.method == opt::algorithm::hybrid ? global + local(o.local)
                           : opt::is_global(o.method)         ? global
                                                              : local(o.method);
-  return models * one + (models > 1 ? models * models + models * one : models);
+  return models * one + (models > 1 ? 3 * models * models + models * one : models);
 }
 
 void print_results(const study::optimization_study& s, const io::optimization_schema& schema,
@@ -89,8 +90,10 @@ void print_results(const study::optimization_study& s, const io::optimization_sc
   const auto value = [](double v) { return fmt::format("{:.6g}", v); };
   for (std::size_t i = 0; i < r.optima.size(); ++i) {
     const auto& o = r.optima[i];
-    fmt::print("\nmodel {}: {} ({} evaluations)\n  {}\n", r.models[i], o.status, o.evaluations,
-               o.message);
+    fmt::print("\nmodel {}: {} ({} evaluations, best found at evaluation {})\n  {}\n  {}\n",
+               r.models[i], o.status, o.evaluations, o.last_improvement, o.message,
+               o.converged ? o.convergence : fmt::format("NOT CONVERGED: {}", o.convergence.substr(
+                                                            o.convergence.find(':') + 2)));
     for (std::size_t k = 0; k < o.x.size(); ++k)
       fmt::print("  {:<28} {:>14} {:<10} in [{}, {}]\n", schema.design_names[k], value(o.x[k]),
                  schema.design_units[k], value(schema.low[k]), value(schema.high[k]));
@@ -100,9 +103,13 @@ void print_results(const study::optimization_study& s, const io::optimization_sc
                  schema.objective_senses[k]);
     for (std::size_t k = 0; k < o.value.constraints.size(); ++k)
       fmt::print(
-          "  {:<28} {:>14} {:<10} [{}]\n",
+          "  {:<28} {:>14} {:<10} [{}]{}\n",
           s.constraints[k].what.describe(unit_of(s.base.model, {s.constraints[k].what.output})),
-          value(o.value.constraints[k]), schema.constraint_units[k], schema.constraints[k]);
+          value(o.value.constraints[k]), schema.constraint_units[k], schema.constraints[k],
+          std::find(o.active_constraints.begin(), o.active_constraints.end(), k) !=
+                  o.active_constraints.end()
+              ? "  active"
+              : "");
     if (!o.feasible)
       fmt::print(
           "  INFEASIBLE: no design met every constraint; this is the least-violating one "
