@@ -115,6 +115,57 @@ void seed_and_polish(const std::vector<std::pair<std::string, robust_problem>>& 
   }
 }
 
+
+// The design over all models may beat a model's optimum under that model (its search stopped
+// short): that model then takes it as its optimum, the regret matrix is evaluated again and the
+// robust design's regrets are taken against the new optima, so none of them is negative where
+// the design meets that model's constraints.
+void adopt_robust_design(const std::vector<std::pair<std::string, robust_problem>>& problems,
+                         const optimizer_options& options, history& log,
+                         const std::vector<robust_value>& robust_values, epistemic_result& result) {
+  const std::size_t m = problems.size();
+  const double tol = options.constraint_tolerance;
+  const auto sign = [&](std::size_t j) {
+    return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0;
+  };
+  bool changed = false;
+  for (std::size_t j = 0; j < m; ++j) {
+    optimization_result& o = result.optima[j];
+    const robust_value& v = robust_values[j];
+    if (!better(v, o.value, sign(j), tol)) continue;
+    changed = true;
+    o.converged = false;
+    o.convergence = fmt::format(
+        "not converged: its own search stopped short; the design over all models is better "
+        "under this model by {:.6g} and is taken as its optimum",
+        std::abs(v.objectives[0] - o.value.objectives[0]));
+    o.x = result.robust.x;
+    o.value = v;
+    o.feasible = v.violation <= tol;
+    o.status = o.feasible ? "optimal" : "infeasible";
+    o.active_constraints.clear();
+    for (std::size_t k = 0; k < v.constraints.size(); ++k) {
+      const double g = problems[j].second.constraints()[k].normalised(v.constraints[k]);
+      if (g >= -active_tolerance && g <= tol) o.active_constraints.push_back(k);
+    }
+  }
+  if (!changed) return;
+  std::vector<std::vector<double>> optima_x;
+  for (const auto& o : result.optima) optima_x.push_back(o.x);
+  for (std::size_t j = 0; j < m; ++j) {
+    const auto values = log.evaluate(problems[j].second, j, phase::cross, optima_x);
+    const double own = result.optima[j].value.objectives[0];
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto ii = static_cast<Eigen::Index>(i), jj = static_cast<Eigen::Index>(j);
+      result.cross(ii, jj) = values[i].objectives[0];
+      result.regret(ii, jj) = sign(j) * (values[i].objectives[0] - own);
+      result.cross_feasible(ii, jj) = values[i].violation <= tol ? 1 : 0;
+    }
+    result.robust_regret[j] = sign(j) * (result.robust_objective[j] - own);
+  }
+  result.robust.value.objectives[0] = aggregate(result.robust_regret, options.over_models);
+}
+
 }  // namespace
 
 epistemic_result optimize_over_models(
@@ -256,6 +307,7 @@ epistemic_result optimize_over_models(
     result.robust_regret.push_back(sign(j) *
                                    (v.objectives[0] - result.optima[j].value.objectives[0]));
   }
+  adopt_robust_design(problems, options, log, per_point[best], result);
   return result;
 }
 

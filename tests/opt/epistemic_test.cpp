@@ -109,6 +109,8 @@ TEST_CASE("searches stopped short are seeded with the other optima: no regret is
       opt::optimize_over_models(models, s.base, s.objectives, s.constraints, s.optimizer, log);
   for (Eigen::Index i = 0; i < r.regret.rows(); ++i)
     for (Eigen::Index j = 0; j < r.regret.cols(); ++j) CHECK(r.regret(i, j) >= 0.0);
+  // The design over all models is judged against optima no design evaluated beats.
+  for (double regret : r.robust_regret) CHECK(regret >= 0.0);
   std::size_t seeded = 0;
   for (const auto& o : r.optima) {
     if (o.convergence.find("stopped short") != std::string::npos) {
