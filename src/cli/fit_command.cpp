@@ -4,10 +4,12 @@
 #include <fstream>
 
 #include "commands.hpp"
+#include "contactuq/calibrate/calibration_study.hpp"
 #include "contactuq/calibrate/fit.hpp"
 #include "contactuq/calibrate/fit_output.hpp"
 #include "contactuq/calibrate/fit_study.hpp"
 #include "contactuq/calibrate/synthetic.hpp"
+#include "contactuq/model/registry.hpp"
 #include "text_plot.hpp"
 
 namespace contactuq::cli {
@@ -106,7 +108,7 @@ void print_fit(const cal::fit_study& s, const cal::insertion_data& data, const c
 void add_fit_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "fit",
-      "Calibrate receptacle-pin parameters (K, mu, d0, ...) to measured insertion-force curves");
+      "Calibrate model inputs to measured data (any registered model; receptacle-pin insertion curves)");
   struct options {
     std::string study, output, csv, toml;
     bool quiet = false;
@@ -124,6 +126,26 @@ void add_fit_command(CLI::App& app, int& exit_code) {
   sub->add_flag("-q,--quiet", o->quiet, "Print only where the results went");
   sub->callback([o, &exit_code] {
     const auto doc = io::study_document::load(o->study);
+    if (cal::is_calibration_study(doc)) {  // any registered model
+      model::register_builtin_models();
+      const auto study = cal::read_calibration_study(doc);
+      const auto result = cal::calibrate(study.setup, study.cases, study.options);
+      if (!o->quiet) {
+        fmt::print("contactuq fit: {}\n", o->study);
+        if (!study.title.empty()) fmt::print("{}\n", study.title);
+        fmt::print("{}", cal::describe_calibration(study, result));
+      }
+      if (!o->output.empty()) {
+        cal::write_calibration_hdf5(o->output, doc, study, result);
+        fmt::print("\nwrote {}\n", o->output);
+      }
+      if (!o->csv.empty() || !o->toml.empty())
+        throw std::invalid_argument(
+            "--csv and --export apply to receptacle-pin insertion fits; the result file holds the "
+            "residuals of a calibration");
+      exit_code = 0;
+      return;
+    }
     auto study = cal::read_fit_study(doc);
     const auto data = cal::load_fit_data(study);
     const auto result = cal::fit(study.model, data, study.options);
@@ -168,6 +190,18 @@ void add_synthesize_command(CLI::App& app, int& exit_code) {
   sub->add_option("-o,--output", o->output, "CSV to write (default: the spec's [output] file)");
   sub->callback([o, &exit_code] {
     const auto doc = io::study_document::load(o->spec);
+    if (cal::is_synthetic_cases_spec(doc)) {  // any registered model
+      model::register_builtin_models();
+      const auto spec = cal::read_synthetic_cases_spec(doc);
+      const std::filesystem::path out =
+          o->output.empty() ? spec.output : std::filesystem::path(o->output);
+      if (out.empty())
+        throw std::invalid_argument(fmt::format("{}: give -o OUT.csv or [output] file", o->spec));
+      cal::write_synthetic_cases(spec, o->spec, out);
+      fmt::print("wrote {} ({} cases)\n", out.string(), spec.cases.size());
+      exit_code = 0;
+      return;
+    }
     const auto spec = cal::read_synthetic_study(doc);
     const std::filesystem::path out =
         o->output.empty() ? spec.output : std::filesystem::path(o->output);

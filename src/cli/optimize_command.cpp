@@ -4,6 +4,7 @@
 #include <tbb/info.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -26,20 +27,6 @@ namespace {
 
 std::atomic<bool> interrupted = false;
 extern "C" void on_optimize_interrupt(int) { interrupted = true; }
-
-std::string unit_of(const model::model& m, const opt::measure& what) {
-  if (what.kind == opt::statistic::probability) return "";
-  for (const auto& v : m.outputs())
-    if (v.name == what.output) return units::si_unit(v.dim);
-  return "";
-}
-
-std::string describe(const model::model& m, const opt::constraint& c) {
-  const double bound = c.max ? *c.max : *c.min;
-  const std::string unit = unit_of(m, c.what);
-  return fmt::format("{} {} {:.6g}{}", c.what.describe(unit_of(m, {c.what.output})),
-                     c.max ? "<=" : ">=", bound, unit.empty() ? "" : " " + unit);
-}
 
 // Evaluations so far, with rate: a line that rewrites itself on a terminal, a plain line every
 // 10 s otherwise.
@@ -81,7 +68,7 @@ std::size_t planned_evaluations(const study::optimization_study& s, std::size_t 
   const std::size_t one = o.method == opt::algorithm::hybrid ? global + local(o.local)
                           : opt::is_global(o.method)         ? global
                                                              : local(o.method);
-  return models * one + (models > 1 ? models * models + models * one : models);
+  return models * one + (models > 1 ? 3 * models * models + models * one : models);
 }
 
 void print_results(const study::optimization_study& s, const io::optimization_schema& schema,
@@ -89,8 +76,10 @@ void print_results(const study::optimization_study& s, const io::optimization_sc
   const auto value = [](double v) { return fmt::format("{:.6g}", v); };
   for (std::size_t i = 0; i < r.optima.size(); ++i) {
     const auto& o = r.optima[i];
-    fmt::print("\nmodel {}: {} ({} evaluations)\n  {}\n", r.models[i], o.status, o.evaluations,
-               o.message);
+    fmt::print("\nmodel {}: {} ({} evaluations, best found at evaluation {})\n  {}\n  {}\n",
+               r.models[i], o.status, o.evaluations, o.last_improvement, o.message,
+               o.converged ? o.convergence : fmt::format("NOT CONVERGED: {}", o.convergence.substr(
+                                                            o.convergence.find(':') + 2)));
     for (std::size_t k = 0; k < o.x.size(); ++k)
       fmt::print("  {:<28} {:>14} {:<10} in [{}, {}]\n", schema.design_names[k], value(o.x[k]),
                  schema.design_units[k], value(schema.low[k]), value(schema.high[k]));
@@ -100,9 +89,14 @@ void print_results(const study::optimization_study& s, const io::optimization_sc
                  schema.objective_senses[k]);
     for (std::size_t k = 0; k < o.value.constraints.size(); ++k)
       fmt::print(
-          "  {:<28} {:>14} {:<10} [{}]\n",
-          s.constraints[k].what.describe(unit_of(s.base.model, {s.constraints[k].what.output})),
-          value(o.value.constraints[k]), schema.constraint_units[k], schema.constraints[k]);
+          "  {:<28} {:>14} {:<10} [{}]{}\n",
+          s.constraints[k].what.describe(
+              study::measure_unit(s.base.model, {s.constraints[k].what.output})),
+          value(o.value.constraints[k]), schema.constraint_units[k], schema.constraints[k],
+          std::find(o.active_constraints.begin(), o.active_constraints.end(), k) !=
+                  o.active_constraints.end()
+              ? "  active"
+              : "");
     if (!o.feasible)
       fmt::print(
           "  INFEASIBLE: no design met every constraint; this is the least-violating one "
@@ -185,55 +179,11 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     std::optional<tbb::global_control> limit;
     if (o->threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o->threads);
 
-    // The models to optimise under: one per epistemic case (e.g. each contact law), else the
-    // study's model.
-    std::vector<std::pair<std::string, model::model>> models;
-    if (s.base.epistemic.empty())
-      models.emplace_back(s.base.model.name(), s.base.model);
-    else
-      for (const auto& c : s.base.cases) models.emplace_back(c.label, c.model);
-
-    io::optimization_schema schema;
-    schema.study_text = doc.text();
+    const auto models = study::optimization_models(s);
+    io::optimization_schema schema = study::optimization_schema_of(s, doc, threads);
     schema.study_path = o->study;
-    for (std::size_t j : s.base.design_variables()) {
-      schema.design_names.push_back(s.base.inputs[j].name);
-      schema.design_units.push_back(s.base.inputs[j].unit);
-      schema.low.push_back(s.base.inputs[j].low);
-      schema.high.push_back(s.base.inputs[j].high);
-      schema.start.push_back(s.base.inputs[j].value);
-    }
-    for (const auto& obj : s.objectives) {
-      schema.objective_units.push_back(unit_of(s.base.model, obj.what));
-      schema.objectives.push_back(obj.what.describe(unit_of(s.base.model, {obj.what.output})));
-      schema.objective_senses.push_back(obj.maximize ? "maximize" : "minimize");
-    }
-    for (const auto& c : s.constraints) {
-      schema.constraints.push_back(describe(s.base.model, c));
-      schema.constraint_units.push_back(unit_of(s.base.model, c.what));
-    }
-    for (const auto& [label, m] : models) schema.models.push_back(label);
-    const auto& opts = s.optimizer;
-    schema.algorithm =
-        opts.method == opt::algorithm::hybrid
-            ? fmt::format("hybrid ({}, then {})", to_string(opts.global), to_string(opts.local))
-            : std::string(to_string(opts.method));
-    schema.seed = opts.seed;
-    schema.samples = s.base.sampling.samples;
-    schema.start_time = io::iso8601_now();
-    schema.host = io::host_name();
-    schema.threads = threads;
-
     std::vector<opt::evaluation_record> replay;
-    if (o->resume) {
-      auto previous = io::read_optimization(out);
-      if (previous.schema.study_text != doc.text())
-        throw io::ensemble_error(
-            fmt::format("cannot resume {}: it was written for a different study; run without "
-                        "--resume to start over",
-                        out.string()));
-      replay = std::move(previous.history);
-    }
+    if (o->resume) replay = study::resume_history(out, doc);
     const std::size_t in_file = replay.size();
     io::optimization_writer writer = io::optimization_writer::create(out, schema);
     opt::history log(std::move(replay));

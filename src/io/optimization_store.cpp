@@ -229,6 +229,22 @@ void optimization_writer::finish(const opt::epistemic_result& result, std::strin
     r.write_texts("messages", messages);
     std::vector<double> feasible_d(feasible.begin(), feasible.end());
     r.write("feasible", feasible_d);
+    // Convergence diagnostics per model; active: 1 where constraint k binds at the optimum.
+    std::vector<double> evaluations, last_improvement, converged, active(models * m, 0.0);
+    std::vector<std::string> convergence;
+    for (std::size_t i = 0; i < models; ++i) {
+      const auto& o = result.optima[i];
+      evaluations.push_back(static_cast<double>(o.evaluations));
+      last_improvement.push_back(static_cast<double>(o.last_improvement));
+      converged.push_back(o.converged ? 1.0 : 0.0);
+      convergence.push_back(o.convergence);
+      for (std::size_t c : o.active_constraints) active[i * m + c] = 1.0;
+    }
+    r.write("evaluations", evaluations);
+    r.write("last_improvement", last_improvement);
+    r.write("converged", converged);
+    r.write_texts("convergence", convergence);
+    if (m > 0) r.write("active_constraints", active, models, m);
     const auto matrix = [&](const char* name, const Eigen::MatrixXd& a) {
       const auto rows = static_cast<std::size_t>(a.rows()),
                  cols = static_cast<std::size_t>(a.cols());

@@ -20,6 +20,152 @@ double aggregate(const std::vector<double>& regrets, model_aggregate how) {
   return s / static_cast<double>(regrets.size());
 }
 
+
+// Whether a is better than b under Deb's rule on the first objective (s: +1 minimised, -1
+// maximised).
+bool better(const robust_value& a, const robust_value& b, double s, double tolerance) {
+  const bool fa = a.violation <= tolerance, fb = b.violation <= tolerance;
+  if (fa != fb) return fa;
+  if (!fa) return a.violation < b.violation;
+  return s * a.objectives[0] < s * b.objectives[0];
+}
+
+// Each model's search stops somewhere; another model's optimum may still be better under it
+// (a negative regret). Every optimum is therefore evaluated under every model (phase cross);
+// where another's is better, a local search under that model starts from it (phase local).
+// Each model's optimum then becomes the best, under that model, of all optima and polished
+// designs: no design in that set beats it, so no regret among the final optima is negative.
+// A model whose optimum changed is reported as not converged, saying by how much its own
+// search fell short.
+void seed_and_polish(const std::vector<std::pair<std::string, robust_problem>>& problems,
+                     const optimizer_options& options, history& log,
+                     std::vector<optimization_result>& optima) {
+  const std::size_t m = problems.size();
+  if (m < 2) return;
+  const double tol = options.constraint_tolerance;
+  const auto sign = [&](std::size_t j) {
+    return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0;
+  };
+  std::vector<std::vector<double>> candidates;
+  for (const auto& o : optima) candidates.push_back(o.x);
+  // values[j][c]: candidate c under model j.
+  std::vector<std::vector<robust_value>> values(m);
+  for (std::size_t j = 0; j < m; ++j)
+    values[j] = log.evaluate(problems[j].second, j, phase::cross, candidates);
+
+  optimizer_options polish = options;
+  polish.method = is_global(options.method) ? options.local
+                  : options.method == algorithm::hybrid ? options.local
+                                                        : options.method;
+  std::vector<std::size_t> seeded_from(m, m);
+  std::vector<std::size_t> polish_evaluations(m, 0);
+  std::vector<std::size_t> polished_for;  // model of each added candidate
+  const auto seeded_of = [&](std::size_t candidate) { return polished_for[candidate - m]; };
+  for (std::size_t j = 0; j < m; ++j) {
+    std::size_t best = j;
+    for (std::size_t i = 0; i < m; ++i)
+      if (better(values[j][i], values[j][best], sign(j), tol)) best = i;
+    if (best == j) continue;
+    seeded_from[j] = best;
+    const optimization_result p =
+        optimize(problems[j].second, candidates[best], polish, log, j);
+    polish_evaluations[j] = p.evaluations;
+    candidates.push_back(p.x);
+    polished_for.push_back(j);
+  }
+  if (candidates.size() > m) {
+    const std::vector<std::vector<double>> added(candidates.begin() + static_cast<long>(m),
+                                                 candidates.end());
+    for (std::size_t j = 0; j < m; ++j) {
+      const auto v = log.evaluate(problems[j].second, j, phase::cross, added);
+      values[j].insert(values[j].end(), v.begin(), v.end());
+    }
+  }
+  for (std::size_t j = 0; j < m; ++j) {
+    std::size_t best = j;
+    for (std::size_t c = 0; c < candidates.size(); ++c)
+      if (better(values[j][c], values[j][best], sign(j), tol)) best = c;
+    optimization_result& o = optima[j];
+    o.evaluations += polish_evaluations[j];
+    if (best == j) continue;
+    const double own = o.value.objectives[0];
+    const auto& v = values[j][best];
+    const std::size_t polished = best < m ? m : seeded_of(best);
+    const std::string from =
+        best < m ? fmt::format("the optimum of model {}", problems[best].first)
+                 : fmt::format("a local search under model {} from the optimum of model {}",
+                               problems[polished].first, problems[seeded_from[polished]].first);
+    o.converged = false;
+    o.convergence = fmt::format(
+        "not converged: its own search stopped short; {} is better under this model by {:.6g} "
+        "and is taken as its optimum",
+        from, std::abs(v.objectives[0] - own));
+    if (seeded_from[j] < m)
+      o.message += fmt::format("; seeded with the optimum of model {} and polished ({})",
+                               problems[seeded_from[j]].first, to_string(polish.method));
+    o.x = candidates[best];
+    o.value = v;
+    o.feasible = v.violation <= tol;
+    o.status = o.feasible ? "optimal" : "infeasible";
+    o.active_constraints.clear();
+    for (std::size_t k = 0; k < v.constraints.size(); ++k) {
+      const double g = problems[j].second.constraints()[k].normalised(v.constraints[k]);
+      if (g >= -active_tolerance && g <= tol) o.active_constraints.push_back(k);
+    }
+  }
+}
+
+
+// The design over all models may beat a model's optimum under that model (its search stopped
+// short): that model then takes it as its optimum, the regret matrix is evaluated again and the
+// robust design's regrets are taken against the new optima, so none of them is negative where
+// the design meets that model's constraints.
+void adopt_robust_design(const std::vector<std::pair<std::string, robust_problem>>& problems,
+                         const optimizer_options& options, history& log,
+                         const std::vector<robust_value>& robust_values, epistemic_result& result) {
+  const std::size_t m = problems.size();
+  const double tol = options.constraint_tolerance;
+  const auto sign = [&](std::size_t j) {
+    return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0;
+  };
+  bool changed = false;
+  for (std::size_t j = 0; j < m; ++j) {
+    optimization_result& o = result.optima[j];
+    const robust_value& v = robust_values[j];
+    if (!better(v, o.value, sign(j), tol)) continue;
+    changed = true;
+    o.converged = false;
+    o.convergence = fmt::format(
+        "not converged: its own search stopped short; the design over all models is better "
+        "under this model by {:.6g} and is taken as its optimum",
+        std::abs(v.objectives[0] - o.value.objectives[0]));
+    o.x = result.robust.x;
+    o.value = v;
+    o.feasible = v.violation <= tol;
+    o.status = o.feasible ? "optimal" : "infeasible";
+    o.active_constraints.clear();
+    for (std::size_t k = 0; k < v.constraints.size(); ++k) {
+      const double g = problems[j].second.constraints()[k].normalised(v.constraints[k]);
+      if (g >= -active_tolerance && g <= tol) o.active_constraints.push_back(k);
+    }
+  }
+  if (!changed) return;
+  std::vector<std::vector<double>> optima_x;
+  for (const auto& o : result.optima) optima_x.push_back(o.x);
+  for (std::size_t j = 0; j < m; ++j) {
+    const auto values = log.evaluate(problems[j].second, j, phase::cross, optima_x);
+    const double own = result.optima[j].value.objectives[0];
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto ii = static_cast<Eigen::Index>(i), jj = static_cast<Eigen::Index>(j);
+      result.cross(ii, jj) = values[i].objectives[0];
+      result.regret(ii, jj) = sign(j) * (values[i].objectives[0] - own);
+      result.cross_feasible(ii, jj) = values[i].violation <= tol ? 1 : 0;
+    }
+    result.robust_regret[j] = sign(j) * (result.robust_objective[j] - own);
+  }
+  result.robust.value.objectives[0] = aggregate(result.robust_regret, options.over_models);
+}
+
 }  // namespace
 
 epistemic_result optimize_over_models(
@@ -45,12 +191,14 @@ epistemic_result optimize_over_models(
     result.optima.push_back(optimize(problems[i].second, start, options, log, i));
   }
   if (first.objectives().size() != 1) return result;
-
-  // Regret matrix: every optimum under every model, the diagonal evaluated again (CRN: the
-  // same bits as when it was found).
   const auto sign = [&](std::size_t j) {
     return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0;
   };
+  seed_and_polish(problems, options, log, result.optima);
+
+  // Regret matrix: every optimum under every model. The candidates were all evaluated under
+  // every model by seed_and_polish (CRN: the same bits again); each model's optimum is the best
+  // of them under it, so every regret of a design feasible under its column is >= 0.
   std::vector<std::vector<double>> optima_x;
   for (const auto& o : result.optima) optima_x.push_back(o.x);
   const auto ms = static_cast<Eigen::Index>(m);
@@ -159,6 +307,7 @@ epistemic_result optimize_over_models(
     result.robust_regret.push_back(sign(j) *
                                    (v.objectives[0] - result.optima[j].value.objectives[0]));
   }
+  adopt_robust_design(problems, options, log, per_point[best], result);
   return result;
 }
 

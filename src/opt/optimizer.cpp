@@ -608,6 +608,27 @@ optimization_result optimize(const robust_problem& problem, std::span<const doub
   result.value = record.value;
   result.feasible = run.points[best].violation <= options.constraint_tolerance;
   result.status = result.feasible ? "optimal" : "infeasible";
+  // best_point returns the first of equal points: the last improvement of the search.
+  result.last_improvement = best + 1;
+  for (std::size_t k = 0; k < run.points[best].constraints.size(); ++k) {
+    const double g = run.points[best].constraints[k];
+    if (g >= -active_tolerance && g <= options.constraint_tolerance)
+      result.active_constraints.push_back(k);
+  }
+  const bool local_last = options.method == algorithm::hybrid || !is_global(options.method);
+  const std::size_t then = run.message.rfind("; then ");
+  const std::string local_message =
+      then == std::string::npos ? run.message : run.message.substr(then + 7);
+  const bool stopped_on_tolerance = local_message.find("xtol reached") != std::string::npos ||
+                                    local_message.find("ftol reached") != std::string::npos ||
+                                    local_message.find(": success after") != std::string::npos;
+  const bool budget = local_message.find("evaluation budget reached") != std::string::npos;
+  result.converged = local_last && stopped_on_tolerance && !budget;
+  result.convergence =
+      result.converged ? "converged: the local stage met its tolerance"
+      : !local_last    ? "not converged: a global algorithm alone has no convergence test"
+      : budget         ? "not converged: the local stage ran out of evaluations"
+                       : fmt::format("not converged: {}", local_message);
   if (nobj == 2) {
     std::vector<std::size_t> index;
     pareto_front(run.points, options.constraint_tolerance, index);

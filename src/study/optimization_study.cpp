@@ -152,4 +152,80 @@ optimization_study read_optimization_study(const io::study_document& doc) {
   return s;
 }
 
+std::string measure_unit(const model::model& m, const opt::measure& what) {
+  if (what.kind == opt::statistic::probability) return "";
+  for (const auto& v : m.outputs())
+    if (v.name == what.output) return units::si_unit(v.dim);
+  return "";
+}
+
+namespace {
+
+const auto unit_of = measure_unit;
+
+std::string describe(const model::model& m, const opt::constraint& c) {
+  const double bound = c.max ? *c.max : *c.min;
+  const std::string unit = unit_of(m, c.what);
+  return fmt::format("{} {} {:.6g}{}", c.what.describe(unit_of(m, {c.what.output})),
+                     c.max ? "<=" : ">=", bound, unit.empty() ? "" : " " + unit);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, model::model>> optimization_models(const optimization_study& s) {
+  std::vector<std::pair<std::string, model::model>> models;
+  if (s.base.epistemic.empty())
+    models.emplace_back(s.base.model.name(), s.base.model);
+  else
+    for (const auto& c : s.base.cases) models.emplace_back(c.label, c.model);
+  return models;
+}
+
+io::optimization_schema optimization_schema_of(const optimization_study& s,
+                                               const io::study_document& doc,
+                                               std::size_t threads) {
+  io::optimization_schema schema;
+  schema.study_text = doc.text();
+  schema.study_path = doc.file();
+  for (std::size_t j : s.base.design_variables()) {
+    schema.design_names.push_back(s.base.inputs[j].name);
+    schema.design_units.push_back(s.base.inputs[j].unit);
+    schema.low.push_back(s.base.inputs[j].low);
+    schema.high.push_back(s.base.inputs[j].high);
+    schema.start.push_back(s.base.inputs[j].value);
+  }
+  for (const auto& obj : s.objectives) {
+    schema.objective_units.push_back(unit_of(s.base.model, obj.what));
+    schema.objectives.push_back(obj.what.describe(unit_of(s.base.model, {obj.what.output})));
+    schema.objective_senses.push_back(obj.maximize ? "maximize" : "minimize");
+  }
+  for (const auto& c : s.constraints) {
+    schema.constraints.push_back(describe(s.base.model, c));
+    schema.constraint_units.push_back(unit_of(s.base.model, c.what));
+  }
+  for (const auto& [label, m] : optimization_models(s)) schema.models.push_back(label);
+  const auto& opts = s.optimizer;
+  schema.algorithm =
+      opts.method == opt::algorithm::hybrid
+          ? fmt::format("hybrid ({}, then {})", to_string(opts.global), to_string(opts.local))
+          : std::string(to_string(opts.method));
+  schema.seed = opts.seed;
+  schema.samples = s.base.sampling.samples;
+  schema.start_time = io::iso8601_now();
+  schema.host = io::host_name();
+  schema.threads = threads;
+  return schema;
+}
+
+std::vector<opt::evaluation_record> resume_history(const std::filesystem::path& path,
+                                                   const io::study_document& doc) {
+  auto previous = io::read_optimization(path);
+  if (previous.schema.study_text != doc.text())
+    throw io::ensemble_error(
+        fmt::format("cannot resume {}: it was written for a different study; run without "
+                    "--resume to start over",
+                    path.string()));
+  return std::move(previous.history);
+}
+
 }  // namespace contactuq::study

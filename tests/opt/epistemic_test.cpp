@@ -80,7 +80,66 @@ TEST_CASE("the regret matrix has a zero diagonal and the squared distances of th
   CHECK(r.robust.value.objectives[0] == Approx(1.0).margin(1e-2));
   // Every model was evaluated on the same parts: the cross phase is in the history.
   CHECK(std::count_if(log.records().begin(), log.records().end(),
-                      [](const auto& rec) { return rec.stage == opt::phase::cross; }) == 9);
+                      [](const auto& rec) { return rec.stage == opt::phase::cross; }) == 18);
+  // Each search met its tolerance and no other optimum beat it: all converged.
+  if (algorithm != "de")
+    for (const auto& o : r.optima) CHECK(o.converged);
+  for (const auto& o : r.optima) {
+    CHECK(o.last_improvement >= 1);
+    CHECK(o.last_improvement <= o.evaluations);
+  }
+}
+
+TEST_CASE("searches stopped short are seeded with the other optima: no regret is negative") {
+  // A local search with a budget of a few evaluations stops far from each optimum, so
+  // another model's optimum can beat a model's own; seeding and polishing must remove every
+  // negative regret and report the search as not converged.
+  const auto budget = GENERATE(2, 3, 4, 6);
+  const auto algorithm = GENERATE(std::string("cobyla"), std::string("slsqp"));
+  CAPTURE(budget, algorithm);
+  auto s = parabola_study(algorithm);
+  s.optimizer.evaluations = static_cast<std::size_t>(budget);
+  const std::vector<std::pair<std::string, model::model>> models{
+      {"c=0.4", model::model(opt_test::shifted_parabola{0.4})},
+      {"c=1", model::model(opt_test::shifted_parabola{1.0})},
+      {"c=5", model::model(opt_test::shifted_parabola{5.0})},
+      {"c=5.5", model::model(opt_test::shifted_parabola{5.5})}};
+  opt::history log;
+  const auto r =
+      opt::optimize_over_models(models, s.base, s.objectives, s.constraints, s.optimizer, log);
+  for (Eigen::Index i = 0; i < r.regret.rows(); ++i)
+    for (Eigen::Index j = 0; j < r.regret.cols(); ++j) CHECK(r.regret(i, j) >= 0.0);
+  // The design over all models is judged against optima no design evaluated beats.
+  for (double regret : r.robust_regret) CHECK(regret >= 0.0);
+  std::size_t seeded = 0;
+  for (const auto& o : r.optima) {
+    if (o.convergence.find("stopped short") != std::string::npos) {
+      CHECK_FALSE(o.converged);
+      ++seeded;
+    }
+    if (o.converged) CHECK(o.convergence.starts_with("converged"));
+  }
+  // With two SLSQP calls the searches of c = 5 and c = 5.5 stop short of each other's optimum.
+  if (budget == 2 && algorithm == "slsqp") CHECK(seeded > 0);
+}
+
+TEST_CASE("a model whose search ran out of evaluations is seeded from a better optimum") {
+  // c = 1 and c = 1.05 from x = 0 with one local step: the second model's search is cut off
+  // short of the first one's optimum, which is closer to its own.
+  auto s = parabola_study("cobyla");
+  s.optimizer.evaluations = 3;
+  const std::vector<std::pair<std::string, model::model>> models{
+      {"far", model::model(opt_test::shifted_parabola{4.0})},
+      {"near", model::model(opt_test::shifted_parabola{0.3})}};
+  opt::history log;
+  const auto r =
+      opt::optimize_over_models(models, s.base, s.objectives, s.constraints, s.optimizer, log);
+  CHECK(r.regret(0, 1) >= 0.0);
+  CHECK(r.regret(1, 0) >= 0.0);
+  for (const auto& o : r.optima) {
+    CHECK_FALSE(o.converged);
+    CHECK_THAT(o.convergence, Contains("not converged"));
+  }
 }
 
 TEST_CASE("the mean-regret design minimises the average regret") {

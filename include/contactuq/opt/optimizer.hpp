@@ -150,7 +150,20 @@ struct optimization_result {
   // Two objectives: the feasible non-dominated designs evaluated, by increasing first objective.
   std::vector<std::vector<double>> pareto_x;
   std::vector<std::vector<double>> pareto_objectives;
+  // Convergence diagnostics. The best design was found at evaluation last_improvement (1-based,
+  // of this run's); `evaluations - last_improvement` more brought nothing better.
+  std::size_t last_improvement = 0;
+  // The local stage stopped on its step or objective tolerance (not on its budget), and no
+  // other model's optimum was better under this model (epistemic.hpp). A global algorithm
+  // alone has no convergence test and is reported as not converged.
+  bool converged = false;
+  std::string convergence;  ///< why (not) converged, in words
+  // Constraints active at the best design: normalised g_k in [-active_tolerance, tolerance].
+  std::vector<std::size_t> active_constraints;
 };
+
+// |g_k| below which a met constraint counts as active (binding) at an optimum.
+inline constexpr double active_tolerance = 1e-3;
 
 // Optimises `problem` from `start` (dimension() values [SI] within the bounds), recording every
 // evaluation in `log` under model index `model` (phases global and local). Throws

@@ -21,8 +21,12 @@
 //       is a plain number or a percentage ("1 %")
 // Quantities take the unit of their output; docs/robust-design.md has the details.
 
+#include <filesystem>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "contactuq/io/optimization_store.hpp"
 #include "contactuq/io/study_file.hpp"
 #include "contactuq/opt/optimizer.hpp"
 #include "contactuq/opt/robust_objective.hpp"
@@ -43,5 +47,23 @@ struct optimization_study {
 // Reads and validates an optimisation study (models registered first); every error names the
 // file, line and key.
 optimization_study read_optimization_study(const io::study_document& doc);
+
+// SI unit of a measure of model m's output: "" for a probability, else the output's.
+std::string measure_unit(const model::model& m, const opt::measure& what);
+
+// The models to optimise under: one per epistemic case (e.g. each contact law), labelled by the
+// case, else the study's model under its name.
+std::vector<std::pair<std::string, model::model>> optimization_models(const optimization_study& s);
+
+// The result file's schema of a study: design variables, objectives and constraints described
+// with their SI units, the models, the algorithm and where and when it runs.
+io::optimization_schema optimization_schema_of(const optimization_study& s,
+                                               const io::study_document& doc,
+                                               std::size_t threads);
+
+// The evaluations of an interrupted run of the same study in `path`, to replay. Throws
+// io::ensemble_error when the file was written for another study.
+std::vector<opt::evaluation_record> resume_history(const std::filesystem::path& path,
+                                                   const io::study_document& doc);
 
 }  // namespace contactuq::study
