@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "contactuq/io/ensemble_store.hpp"
 
 namespace contactuq::cli {
 namespace {
@@ -69,6 +71,17 @@ void add_plot_command(CLI::App& app, int& exit_code) {
   sub->add_option("--output", o->outputs, "Scalar output(s) to plot (default: all)");
   sub->add_option("--curve", o->curves, "Curve output(s) to plot (default: all)");
   sub->callback([o, &exit_code] {
+    // Read here first: a damaged file is one clear error (not a Python traceback), and an
+    // ensemble in which no sample succeeded has nothing to draw (exit code 1).
+    if (io::file_format(o->file) == "contactuq-ensemble") {
+      const io::ensemble e = io::read_ensemble(o->file, {.curves = false});
+      if (std::count(e.status.begin(), e.status.end(), static_cast<std::int32_t>(io::sample_status::ok)) == 0) {
+        fmt::print(stderr, "contactuq plot: {}: no sample succeeded ({} of {} written); nothing to plot\n", o->file,
+                   e.rows, e.schema.metadata.samples);
+        exit_code = 1;
+        return;
+      }
+    }
     std::filesystem::path outdir = o->outdir;
     if (outdir.empty()) {
       outdir = std::filesystem::path(o->file);

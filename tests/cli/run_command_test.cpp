@@ -126,9 +126,9 @@ TEST_CASE("a run killed with SIGKILL and resumed equals an uninterrupted run", "
   // Kill it once part of the ensemble is on disk (or give up waiting and kill it anyway).
   for (int i = 0; i < 200; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (std::filesystem::exists(killed)) {
+    if (std::filesystem::exists(io::unfinished_path(killed))) {
       try {
-        if (io::read_ensemble(killed).rows > 0) break;
+        if (io::read_ensemble(io::unfinished_path(killed)).rows > 0) break;
       } catch (const std::exception&) {
         // Not readable yet: the file is being created.
       }
@@ -139,7 +139,7 @@ TEST_CASE("a run killed with SIGKILL and resumed equals an uninterrupted run", "
   waitpid(child, &status, 0);
   const bool interrupted = WIFSIGNALED(status);
   if (!interrupted) WARN("the run finished before it could be killed; the resume below has nothing to do");
-  if (interrupted) CHECK(io::read_ensemble(killed).rows < 6000);
+  if (interrupted) CHECK(io::read_ensemble(io::unfinished_path(killed)).rows < 6000);
 
   const cli_result resumed = run_cli("run " + study + " -o " + killed + " -j 2 --resume");
   INFO(resumed.output);
