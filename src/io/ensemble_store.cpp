@@ -620,14 +620,17 @@ std::string resume_entry(const ensemble_metadata& now, std::size_t complete, std
 // half-changed: checks it holds the study of `schema`, drops rows after the complete samples
 // and, when resuming, logs the resume.
 ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensemble_schema& schema,
-                                      bool resuming) {
+                                      bool resuming, const std::filesystem::path& built) {
   const auto& path = state->working;
   std::optional<hdf5::file> opened;
   try {
     // The lock proves no other process writes the file, so the marks a killed SWMR writer
     // left in it may be cleared.
-    opened.emplace(path, hdf5::file_mode::read_write,
+    opened.emplace(built.empty() ? path : built, hdf5::file_mode::read_write,
                    hdf5::file_options{.swmr_write = true, .recover = resuming});
+    // A new file gets its name once open for SWMR writing: a reader that opened it earlier
+    // (they find it by name) would keep the writer from locking it.
+    if (!built.empty()) std::filesystem::rename(built, path);
   } catch (const hdf5::error& swmr_error) {
     // A finished file of all N samples is in the HDF5 1.8 format, which SWMR writing does not
     // support; it has nothing left to write. Anything else is an error.
@@ -703,8 +706,7 @@ ensemble_writer ensemble_writer::create(const std::filesystem::path& path,
   state->lock = file_lock(temporary, true);
   try {
     write_empty_ensemble(temporary, s, options);
-    std::filesystem::rename(temporary, working);
-    return open(std::move(state), s, false);
+    return open(std::move(state), s, false, temporary);
   } catch (...) {
     std::error_code ignored;  // nothing of value was written: leave no trace
     std::filesystem::remove(temporary, ignored);

@@ -212,7 +212,7 @@ class ensemble_writer {
   void write_block(const ensemble_block& block);
   explicit ensemble_writer(std::unique_ptr<impl> state);
   static ensemble_writer open(std::unique_ptr<impl> state, const ensemble_schema& schema,
-                              bool resuming);
+                              bool resuming, const std::filesystem::path& built = {});
   std::unique_ptr<impl> impl_;
 };
 
