@@ -54,7 +54,15 @@ int run_program(const std::vector<std::string>& args) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error("plot: lost the plotting process");
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (WIFSIGNALED(status)) {
+    // HDF5 1.10 can fault on a damaged file that h5py walks: one clear line, exit code 2.
+    if (errors != nullptr) std::fclose(errors);
+    fmt::print(stderr, "contactuq: error: plot: the plotting process ({}) was killed by signal {} ({}); a damaged "
+                       "file can do that\n",
+               args[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return 2;
+  }
   if (errors != nullptr) {
     std::string text;
     std::rewind(errors);
