@@ -322,3 +322,16 @@ TEST_CASE("run: a second run on the output another run is writing is refused", "
   CHECK(resumed.exit_code == 2);
   CHECK_THAT(resumed.output, Contains("being written by another process"));
 }
+
+TEST_CASE("curve, like run, replaces an existing output only with --force", "[cli][run]") {
+  scratch s;
+  const std::string study = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/williams_bifurcated.toml";
+  const std::string out = s / "curve.csv";
+  std::ofstream(out) << "the previous result";
+  const cli_result refused = run_cli("curve " + study + " -o " + out + " -q");
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.output, Contains(out + " exists") && Contains("--force"));
+  CHECK(read_text(out) == "the previous result");
+  CHECK(run_cli("curve " + study + " -o " + out + " -q --force").exit_code == 0);
+  CHECK(read_text(out) != "the previous result");
+}
