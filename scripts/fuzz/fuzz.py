@@ -55,8 +55,8 @@ EXTENSION = {"run": ".h5", "curve": ".csv", "impact": ".csv", "pinslot": ".h5", 
              "synthesize": ".csv"}
 
 # Smaller work so that an unmutated study runs in about a second: key -> largest value kept.
-SHRINK = {"samples": 12, "points": 30, "curve_points": 30, "bootstrap": 20, "population": 8, "generations": 3,
-          "evaluations": 40, "insertions": 2}
+SHRINK = {"samples": 12, "points": 30, "curve_points": 30, "bootstrap": 20, "population": 4, "generations": 2,
+          "evaluations": 10, "insertions": 2}
 
 HOSTILE_VALUES = [
     "nan", "inf", "-inf", "1e308", "-1e308", "-1", "0", "1e-320", "9223372036854775807", "-9223372036854775808",
