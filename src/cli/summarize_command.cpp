@@ -380,8 +380,9 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<summarize_options>();
   sub->add_option("file", o->file, "HDF5 file written by `contactuq run`")->required()->check(CLI::ExistingFile);
   sub->add_flag("--json", o->json, "Print JSON instead of tables");
-  sub->add_option("--bootstrap", o->bootstrap, "Bootstrap resamples for the intervals (0: none)")
-      ->capture_default_str();
+  sub->add_option("--bootstrap", o->bootstrap, "Bootstrap resamples for the intervals (0: none, at most 100000)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   sub->add_option("--confidence", o->confidence, "Confidence level of the intervals")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.9999));
