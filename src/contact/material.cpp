@@ -125,7 +125,7 @@ material_table material_table::load(const std::filesystem::path& path) {
   if (path.empty()) throw parameter_error("materials", "no file name given");
   if (!std::filesystem::is_regular_file(path, ec))
     throw parameter_error("materials", fmt::format("{}: {}", path.string(),
-                                                   std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
+                                                   std::filesystem::exists(path, ec) ? "not a regular file" : "cannot open: no such file"));
   if (std::filesystem::file_size(path, ec) > (std::uintmax_t{16} << 20))
     throw parameter_error("materials", fmt::format("{}: larger than 16 MiB: not a material table", path.string()));
   std::ifstream in(path);
