@@ -55,7 +55,7 @@ EXTENSION = {"run": ".h5", "curve": ".csv", "impact": ".csv", "pinslot": ".h5", 
              "synthesize": ".csv"}
 
 # Smaller work so that an unmutated study runs in about a second: key -> largest value kept.
-SHRINK = {"samples": 12, "points": 30, "curve_points": 30, "bootstrap": 20, "population": 4, "generations": 2,
+SHRINK = {"samples": 12, "points": 30, "curve_points": 30, "bootstrap": 20, "population": 5, "generations": 2,
           "evaluations": 10, "insertions": 2}
 
 HOSTILE_VALUES = [
