@@ -26,14 +26,14 @@ build-asan: deps
 # The default study: sample it, print the statistics, draw the figures.
 run: build-cli
 	@mkdir -p out
-	$(BIN) run $(STUDY) -o $(OUT).h5
+	$(BIN) run $(STUDY) -o $(OUT).h5 --force
 	$(BIN) summarize $(OUT).h5
 	$(BIN) plot $(OUT).h5 -o $(OUT)_plots
 
 # One deterministic insertion curve with its critical points.
 curve: build-cli
 	@mkdir -p out
-	$(BIN) curve $(CURVE_STUDY) -o out/$(notdir $(CURVE_STUDY:.toml=.csv))
+	$(BIN) curve $(CURVE_STUDY) -o out/$(notdir $(CURVE_STUDY:.toml=.csv)) --force
 
 test-release: build
 	ctest --preset release -j $(JOBS)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -156,9 +157,35 @@ struct raw_point {
 
 }  // namespace
 
+namespace {
+
+// The message with control characters and bytes that are no UTF-8 written as \xNN, and cells
+// of a binary file cut short: an error about a file never echoes raw bytes to the terminal.
+std::string printable(std::string_view text) {
+  constexpr std::size_t longest = 400;
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && out.size() < longest;) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (!valid || (length == 1 && (c < 0x20 || c == 0x7F))) {
+      out += fmt::format("\\x{:02X}", c);
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  if (out.size() >= longest) out += "...";
+  return out;
+}
+
+}  // namespace
+
 data_error::data_error(std::string file, int line, const std::string& message)
-    : std::runtime_error(line > 0 ? fmt::format("{}:{}: {}", file, line, message)
-                                  : fmt::format("{}: {}", file, message)),
+    : std::runtime_error(line > 0 ? fmt::format("{}:{}: {}", file, line, printable(message))
+                                  : fmt::format("{}: {}", file, printable(message))),
       file_(std::move(file)),
       line_(line) {}
 
@@ -193,12 +220,15 @@ insertion_data parse_insertion_csv(std::string_view text, const std::string& fil
   const std::string default_label = std::filesystem::path(file).stem().string();
   const double sign = convention == force_convention::on_receptacle ? 1.0 : -1.0;
 
+  // A UTF-8 byte order mark (spreadsheets write one) is no part of the header.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   int line_no = 0;
   std::size_t pos = 0;
   while (pos <= text.size()) {
-    const std::size_t eol = std::min(text.find('\n', pos), text.size());
+    // Lines end in \n, \r\n or a lone \r (old Mac spreadsheets).
+    const std::size_t eol = std::min(text.find_first_of("\r\n", pos), text.size());
     const std::string_view line = trim(text.substr(pos, eol - pos));
-    pos = eol + 1;
+    pos = eol + (text.substr(eol, 2) == "\r\n" ? 2 : 1);
     ++line_no;
     if (line.empty()) continue;
     if (line.front() == '#') {
@@ -291,6 +321,14 @@ insertion_data parse_insertion_csv(std::string_view text, const std::string& fil
 }
 
 insertion_data read_insertion_csv(const std::filesystem::path& path, force_convention convention) {
+  // A regular file of bounded size: a device or a fifo (e.g. /dev/zero) would be read forever.
+  constexpr std::uintmax_t largest = std::uintmax_t{1} << 30;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw data_error(path.string(), 0,
+                     std::filesystem::exists(path, ec) ? "not a regular file" : "cannot open the file: no such file");
+  if (std::filesystem::file_size(path, ec) > largest)
+    throw data_error(path.string(), 0, "larger than 1 GiB: not a measurement CSV");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw data_error(path.string(), 0, "cannot open the file");
   std::ostringstream text;
@@ -330,6 +368,14 @@ void write_insertion_csv(const std::filesystem::path& path, const insertion_data
   bool weighted = false;
   for (const auto& s : data.strokes)
     for (double w : s.weight) weighted = weighted || w != 1.0;
+  // NaN or inf is no measurement: refused before the file is touched.
+  for (const auto& s : data.strokes)
+    for (std::size_t i = 0; i < s.x.size(); ++i)
+      if (!std::isfinite(s.x[i]) || !std::isfinite(s.force[i]) || (!s.weight.empty() && !std::isfinite(s.weight[i])))
+        throw std::runtime_error(fmt::format(
+            "cannot write {}: insertion {}, {} stroke, point {}: x = {} m, F = {} N is not finite (the model or "
+            "the measurement effects overflow; use smaller values)",
+            path.string(), s.insertion, to_string(s.direction), i + 1, s.x[i], s.force[i]));
   try {
     auto out = fmt::output_file(path.string());
     for (const auto& c : comments) out.print("# {}\n", c);

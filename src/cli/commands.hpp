@@ -3,11 +3,16 @@
 // that runs it and stores its exit code; the callbacks call the library and print results.
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 
 namespace contactuq::cli {
 
 // The git commit the tool was built from ("-dirty" appended for local changes), "" if unknown.
 const char* git_commit();
+
+// Throws std::invalid_argument when `path` (or an unfinished run of it, path + ".part") exists:
+// a result is replaced only with --force, and continued only with --resume.
+void refuse_overwrite(const std::filesystem::path& path, bool resumable = true);
 
 void add_curve_command(CLI::App& app, int& exit_code);
 void add_units_command(CLI::App& app, int& exit_code);

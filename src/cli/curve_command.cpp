@@ -74,6 +74,7 @@ void add_curve_command(CLI::App& app, int& exit_code) {
     std::string study;
     std::string output;
     bool quiet = false;
+    bool force = false;
   };
   auto o = std::make_shared<options>();
   sub->add_option("study", o->study, "Study file (TOML), e.g. studies/williams_bifurcated.toml")
@@ -81,7 +82,9 @@ void add_curve_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", o->output, "Write the curves to OUT.csv or OUT.h5");
   sub->add_flag("-q,--quiet", o->quiet, "Print only where the results went");
+  sub->add_flag("--force", o->force, "Replace existing output files");
   sub->callback([o, &exit_code] {
+    if (!o->output.empty() && !o->force) refuse_overwrite(o->output, false);
     const auto doc = io::study_document::load(o->study);
     const auto options = study::read_curve_study(doc);
     const auto cases = study::run_curve_study(options);

@@ -112,6 +112,7 @@ void add_fit_command(CLI::App& app, int& exit_code) {
   struct options {
     std::string study, output, csv, toml;
     bool quiet = false;
+    bool force = false;
   };
   auto o = std::make_shared<options>();
   sub->add_option("study", o->study, "Fit study (TOML), e.g. studies/fit_williams.toml")
@@ -124,7 +125,10 @@ void add_fit_command(CLI::App& app, int& exit_code) {
       "--export", o->toml,
       "Write the fitted parameters as [parameters.<x>] tables of a run study to OUT.toml");
   sub->add_flag("-q,--quiet", o->quiet, "Print only where the results went");
+  sub->add_flag("--force", o->force, "Replace existing output files");
   sub->callback([o, &exit_code] {
+    for (const auto& out : {o->output, o->csv, o->toml})
+      if (!out.empty() && !o->force) refuse_overwrite(out, false);
     const auto doc = io::study_document::load(o->study);
     if (cal::is_calibration_study(doc)) {  // any registered model
       model::register_builtin_models();

@@ -43,12 +43,14 @@ void add_impact_command(CLI::App& app, int& exit_code) {
       "impact", "Simulate a two-body impact with each contact law over a range of approach velocities");
   struct options {
     std::string study, output;
+    bool force = false;
   };
   auto o = std::make_shared<options>();
   sub->add_option("study", o->study, "Study file (TOML), e.g. studies/impact_models.toml")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", o->output, "Write every impact to OUT.csv (default: the study's [output] file)");
+  sub->add_flag("--force", o->force, "Replace existing output files");
   sub->callback([o, &exit_code] {
     const char* env = std::getenv("CONTACTUQ_DATA");
     const auto doc = io::study_document::load(o->study);
@@ -57,6 +59,7 @@ void add_impact_command(CLI::App& app, int& exit_code) {
     std::string output = o->output;
     if (output.empty() && doc.root().has("output")) output = doc.root().table("output").string_or("file", "");
     if (!output.empty()) {
+      if (!o->force) refuse_overwrite(output, false);
       if (std::filesystem::path(output).extension() != ".csv")
         throw std::invalid_argument(fmt::format("{}: the impact output must end in .csv", output));
       // A bare file name has no directory to create (create_directories("") throws).
@@ -86,7 +89,7 @@ void add_impact_command(CLI::App& app, int& exit_code) {
       study::write_impact_csv(output, cases);
       fmt::print("wrote {} ({} rows)\n", output, cases.size());
     }
-    exit_code = 0;
+    exit_code = failed == cases.size() ? 1 : 0;  // no impact succeeded: no result (README, "Exit codes")
   });
 }
 

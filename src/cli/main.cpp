@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <exception>
+#include <new>
 
 #include "commands.hpp"
 
@@ -22,10 +24,20 @@ int main(int argc, char** argv) {
   contactuq::cli::add_pinslot_command(app, exit_code);
   contactuq::cli::add_fit_command(app, exit_code);
   contactuq::cli::add_synthesize_command(app, exit_code);
+  // A write past the file size limit fails with EFBIG, reported like a full disk, instead of
+  // killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
+  // Exit codes (README, "Exit codes"): 0 done; 1 ran, but without a result (every case
+  // failed, or aborted by failures = "abort"); 2 error (bad input, a file that cannot be read
+  // or written, a refusal); 130 interrupted.
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "contactuq: error: out of memory (std::bad_alloc): the study needs more memory than this "
+                       "machine has; use fewer samples, points or cases\n");
+    return 2;
   } catch (const std::exception& e) {
     // Bad input of any kind: one clear line, exit code 2.
     fmt::print(stderr, "contactuq: error: {}\n", e.what());

@@ -149,6 +149,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     std::size_t threads = 0;
     std::size_t max_new = 0;
     bool resume = false;
+    bool force = false;
     bool quiet = false;
   };
   auto o = std::make_shared<options>();
@@ -167,6 +168,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
                   "this invocation")
       ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
   sub->add_flag("-q,--quiet", o->quiet, "No progress and no table");
+  sub->add_flag("--force", o->force, "Replace existing output files");
   sub->callback([o, &exit_code] {
     model::register_builtin_models();
     const auto doc = io::study_document::load(o->study);
@@ -174,6 +176,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     const std::filesystem::path out =
         o->output.empty() ? std::filesystem::path(o->study).filename().replace_extension(".h5")
                           : std::filesystem::path(o->output);
+    if (!o->resume && !o->force) refuse_overwrite(out, false);
     const std::size_t threads =
         o->threads > 0 ? o->threads : static_cast<std::size_t>(tbb::info::default_concurrency());
     std::optional<tbb::global_control> limit;

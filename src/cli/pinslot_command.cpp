@@ -12,12 +12,14 @@ void add_pinslot_command(CLI::App& app, int& exit_code) {
       "pinslot", "Simulate the pin-slot clearance-joint set-up of Skrinjar et al. for each case of a study");
   struct options {
     std::string study, output;
+    bool force = false;
   };
   auto o = std::make_shared<options>();
   sub->add_option("study", o->study, "Study file (TOML), e.g. studies/pinslot_validation.toml")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", o->output, "Write force histories to OUT.h5 (default: the study's [output] file)");
+  sub->add_flag("--force", o->force, "Replace existing output files");
   sub->callback([o, &exit_code] {
     const auto doc = io::study_document::load(o->study);
     const auto st = study::read_pinslot_study(doc);
@@ -43,6 +45,7 @@ void add_pinslot_command(CLI::App& app, int& exit_code) {
     fmt::print("\n{} cases, {} failed\n", results.size(), failed);
     const std::string output = o->output.empty() ? st.output : o->output;
     if (!output.empty()) {
+      if (!o->force) refuse_overwrite(output, false);
       if (std::filesystem::path(output).extension() != ".h5")
         throw std::invalid_argument(fmt::format("{}: the pinslot output must end in .h5", output));
       const auto parent = std::filesystem::path(output).parent_path();

@@ -4,8 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "contactuq/io/ensemble_store.hpp"
 
 namespace contactuq::cli {
 namespace {
@@ -31,14 +34,19 @@ std::string python_dir() {
   return CONTACTUQ_PYTHON_DIR;
 }
 
-// Runs the program with these arguments (no shell) and returns its exit status.
+// Runs the program with these arguments (no shell) and returns its exit status. Its stderr
+// goes to a temporary file, passed on afterwards, except that a Python traceback becomes one
+// line with its last line (the error) and exit code 2.
 int run_program(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  std::FILE* errors = std::tmpfile();
+  std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("plot: cannot start a process (fork failed)");
   if (pid == 0) {
+    if (errors != nullptr) dup2(fileno(errors), 2);
     execvp(argv[0], argv.data());
     fmt::print(stderr, "contactuq plot: cannot run {}: {}\n", args[0], std::strerror(errno));
     _exit(127);
@@ -46,7 +54,29 @@ int run_program(const std::vector<std::string>& args) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error("plot: lost the plotting process");
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (WIFSIGNALED(status)) {
+    // HDF5 1.10 can fault on a damaged file that h5py walks: one clear line, exit code 2.
+    if (errors != nullptr) std::fclose(errors);
+    fmt::print(stderr, "contactuq: error: plot: the plotting process ({}) was killed by signal {} ({}); a damaged "
+                       "file can do that\n",
+               args[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return 2;
+  }
+  if (errors != nullptr) {
+    std::string text;
+    std::rewind(errors);
+    char buffer[4096];
+    while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, errors)) text.append(buffer, n);
+    std::fclose(errors);
+    if (text.find("Traceback (most recent call last)") != std::string::npos) {
+      while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+      fmt::print(stderr, "contactuq: error: plot: {}\n", text.substr(text.find_last_of('\n') + 1));
+      return code == 0 ? 0 : 2;
+    }
+    std::fputs(text.c_str(), stderr);
+  }
+  return code;
 }
 
 }  // namespace
@@ -69,6 +99,17 @@ void add_plot_command(CLI::App& app, int& exit_code) {
   sub->add_option("--output", o->outputs, "Scalar output(s) to plot (default: all)");
   sub->add_option("--curve", o->curves, "Curve output(s) to plot (default: all)");
   sub->callback([o, &exit_code] {
+    // Read here first: a damaged file is one clear error (not a Python traceback), and an
+    // ensemble in which no sample succeeded has nothing to draw (exit code 1).
+    if (io::file_format(o->file) == "contactuq-ensemble") {
+      const io::ensemble e = io::read_ensemble(o->file);
+      if (std::count(e.status.begin(), e.status.end(), static_cast<std::int32_t>(io::sample_status::ok)) == 0) {
+        fmt::print(stderr, "contactuq plot: {}: no sample succeeded ({} of {} written); nothing to plot\n", o->file,
+                   e.rows, e.schema.metadata.samples);
+        exit_code = 1;
+        return;
+      }
+    }
     std::filesystem::path outdir = o->outdir;
     if (outdir.empty()) {
       outdir = std::filesystem::path(o->file);

@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
+#include <tuple>
 
 #include "commands.hpp"
 #include "contactuq/io/ensemble_merge.hpp"
@@ -42,22 +44,29 @@ class recording_sink : public study::sample_sink {
     for (std::size_t i = 0; i < status.size(); ++i) {
       if (status[i] == static_cast<std::int32_t>(io::sample_status::failed)) {
         ++failed_;
-        if (first_failures_.size() < 3)
-          first_failures_.push_back(fmt::format("sample {}: {}", status_.size() + i, messages[i]));
+        auto [it, added] = failure_messages_.try_emplace(messages[i], 0, status_.size() + i);
+        ++it->second.first;
       }
     }
     status_.insert(status_.end(), status.begin(), status.end());
   }
   const std::vector<std::vector<double>>& outputs() const { return outputs_; }
   std::size_t failed() const { return failed_; }
-  const std::vector<std::string>& first_failures() const { return first_failures_; }
+  std::size_t rows() const { return status_.size(); }
+  // Distinct failure messages, most frequent first: (message, count, first sample).
+  std::vector<std::tuple<std::string, std::size_t, std::size_t>> failure_messages() const {
+    std::vector<std::tuple<std::string, std::size_t, std::size_t>> v;
+    for (const auto& [m, c] : failure_messages_) v.emplace_back(m, c.first, c.second);
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return std::get<1>(a) > std::get<1>(b); });
+    return v;
+  }
 
  private:
   io::ensemble_writer& writer_;
   std::vector<std::vector<double>> outputs_;
   std::vector<std::int32_t> status_;
   std::size_t failed_ = 0;
-  std::vector<std::string> first_failures_;
+  std::map<std::string, std::pair<std::size_t, std::size_t>> failure_messages_;  // count, first sample
 };
 
 // A bar with rate and ETA on a terminal, a plain line every 10 s otherwise.
@@ -88,6 +97,28 @@ class progress_printer {
   clock::time_point start_ = clock::now();
   clock::time_point last_ = start_;
 };
+
+// The distinct failure messages with their counts, the most frequent first.
+void print_failures(const recording_sink& sink, std::FILE* to) {
+  const auto messages = sink.failure_messages();
+  constexpr std::size_t shown = 5;
+  for (std::size_t k = 0; k < std::min(messages.size(), shown); ++k) {
+    const auto& [m, count, first] = messages[k];
+    fmt::print(to, "    {} x {} (first: sample {})\n", count, m, first);
+  }
+  if (messages.size() > shown) fmt::print(to, "    ... and {} other messages\n", messages.size() - shown);
+}
+
+// Bytes the run keeps in memory: the input matrix and, for the summary, every scalar output.
+double memory_estimate(const study::ensemble_study& s) {
+  const auto n = static_cast<double>(s.rows());
+  return n * (8.0 * static_cast<double>(s.model.inputs().size() + s.model.outputs().size()) + 8.0 + 40.0);
+}
+
+double physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? static_cast<double>(pages) * static_cast<double>(size) : 0.0;
+}
 
 void print_row(std::string_view label, std::size_t width, std::string_view unit, const uq::summary& u) {
   fmt::print("  {:<{}} {:>8} {:>7} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g}\n", label, width,
@@ -121,7 +152,7 @@ void print_summary(const study::ensemble_study& s, const recording_sink& sink) {
   fmt::print("\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
              "outputs of samples that ran)\n",
              sink.failed(), s.rows());
-  for (const auto& m : sink.first_failures()) fmt::print("    {}\n", m);
+  print_failures(sink, stdout);
 }
 
 }  // namespace
@@ -133,6 +164,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::string output;
     std::size_t threads = 0;
     bool resume = false;
+    bool force = false;
+    bool yes = false;
     bool quiet = false;
     int compression = 1;
     std::string shard;
@@ -151,6 +184,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Evaluate only part k of K (k/K, 1 <= k <= K) of the plan into its own file; join the parts "
                   "with `contactuq merge`");
   sub->add_flag("--resume", o->resume, "Finish an interrupted run of the same study in the same file");
+  sub->add_flag("--force", o->force, "Replace an existing result file (or an unfinished run of it)");
+  sub->add_flag("--yes", o->yes, "Start even when the run needs more memory than half of this machine's");
   sub->add_flag("-q,--quiet", o->quiet, "No progress and no summary");
   sub->callback([o, &exit_code] {
     model::register_builtin_models();
@@ -160,6 +195,16 @@ void add_run_command(CLI::App& app, int& exit_code) {
                                           ? std::filesystem::path(o->study).filename().replace_extension(".h5")
                                           : std::filesystem::path(o->output);
     const std::size_t threads = o->threads > 0 ? o->threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+    if (o->resume && o->force) throw std::invalid_argument("run: --resume and --force exclude each other");
+    if (!o->resume && !o->force) refuse_overwrite(out);
+    const double bytes = memory_estimate(s), available = physical_memory();
+    if (!o->yes && available > 0 && bytes > 0.5 * available)
+      throw std::invalid_argument(fmt::format(
+          "{}: {} samples need about {:.1f} GiB of memory, more than half of this machine's {:.1f} GiB; use fewer "
+          "samples (or run with --yes to try anyway)",
+          o->study, s.rows(), bytes / (1 << 30), available / (1 << 30)));
+    // Before the output is touched: a run that cannot start leaves it as it was.
+    const io::sample_matrix inputs = study::sample_inputs(s);
 
     io::ensemble_schema schema = study::ensemble_schema_for(s, doc);
     schema.metadata.start_time = io::iso8601_now();
@@ -176,7 +221,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
 
     // What a resumed file already holds, for the summary.
     std::optional<io::ensemble> previous;
-    if (o->resume) previous = io::read_ensemble(out);
+    if (o->resume && (std::filesystem::exists(out) || std::filesystem::exists(io::unfinished_path(out))))
+      previous = io::read_ensemble(std::filesystem::exists(io::unfinished_path(out)) ? io::unfinished_path(out) : out);
     io::ensemble_writer writer = o->resume ? io::ensemble_writer::resume(out, schema)
                                              : io::ensemble_writer::create(out, schema, {.deflate_level = o->compression});
     recording_sink sink(writer, s.model.outputs().size());
@@ -197,7 +243,6 @@ void add_run_command(CLI::App& app, int& exit_code) {
       if (writer.completed() > 0) fmt::print("resuming after sample {}\n", range.first + writer.completed());
     }
 
-    const io::sample_matrix inputs = study::sample_inputs(s);
     progress_printer progress(range.first + writer.completed());
     study::run_options ro;
     ro.threads = o->threads;
@@ -217,20 +262,31 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
     std::signal(SIGINT, old_handler);
 
-    if (result.completed == range.second) {
+    const std::size_t planned = range.second - range.first;  // samples of this file
+    // Aborted first: the failure that aborts may be in the last block.
+    if (result.aborted) {
+      writer.close();
+      fmt::print(stderr, "contactuq run: aborted (failures = \"abort\"): {}\n", result.abort_message);
+      fmt::print(stderr, "{} of {} samples are in {}; {} failed:\n", result.completed - range.first, planned,
+                 out.string(), sink.failed());
+      print_failures(sink, stderr);
+      exit_code = 1;
+    } else if (result.completed == range.second) {
       writer.finish(io::iso8601_now());
       if (!o->quiet && o->shard.empty()) print_summary(s, sink);
-      fmt::print("\nwrote {} ({} samples{})\n", out.string(), result.completed - range.first,
+      fmt::print("\nwrote {} ({} samples{})\n", out.string(), planned,
                  o->shard.empty() ? "" : fmt::format(", shard {} of the plan", o->shard));
       exit_code = 0;
-    } else if (result.aborted) {
-      fmt::print(stderr, "contactuq run: aborted (failures = \"abort\"): {}\n", result.abort_message);
-      fmt::print(stderr, "{} of {} samples are in {}\n", result.completed - range.first, range.second - range.first,
-                 out.string());
-      exit_code = 1;
+      if (sink.failed() == planned) {
+        fmt::print(stderr, "contactuq run: every sample failed ({} of {}); the file holds no result:\n", sink.failed(),
+                   planned);
+        print_failures(sink, stderr);
+        exit_code = 1;
+      }
     } else {
+      writer.close();
       fmt::print(stderr, "\ncontactuq run: interrupted; {} of {} samples are in {}. Continue with:\n  contactuq run {} -o {}{} --resume\n",
-                 result.completed - range.first, range.second - range.first, out.string(), o->study, out.string(),
+                 result.completed - range.first, planned, out.string(), o->study, out.string(),
                  o->shard.empty() ? "" : " --shard " + o->shard);
       exit_code = 130;
     }

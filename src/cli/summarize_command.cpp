@@ -345,7 +345,8 @@ void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries
   fmt::print("{}\n", w.str());
 }
 
-void summarize_ensemble(const summarize_options& o) {
+// Returns the number of samples that ran without failing.
+std::size_t summarize_ensemble(const summarize_options& o) {
   const io::ensemble e = io::read_ensemble(o.file, {.curves = false});
   uq::summary_options so;
   so.bootstrap_resamples = o.bootstrap;
@@ -381,6 +382,7 @@ void summarize_ensemble(const summarize_options& o) {
     print_text(e, summaries, c, o, is_nested);
     if (nested) print_nested_text(*nested, o);
   }
+  return c.ok;
 }
 
 }  // namespace
@@ -391,8 +393,9 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<summarize_options>();
   sub->add_option("file", o->file, "HDF5 file written by `contactuq run`")->required()->check(CLI::ExistingFile);
   sub->add_flag("--json", o->json, "Print JSON instead of tables");
-  sub->add_option("--bootstrap", o->bootstrap, "Bootstrap resamples for the intervals (0: none)")
-      ->capture_default_str();
+  sub->add_option("--bootstrap", o->bootstrap, "Bootstrap resamples for the intervals (0: none, at most 100000)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   sub->add_option("--confidence", o->confidence, "Confidence level of the intervals")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.9999));
@@ -402,13 +405,16 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
   sub->add_option("--seed", o->seed, "Seed of the bootstrap resampling")->capture_default_str();
   sub->callback([o, &exit_code] {
     const std::string format = io::file_format(o->file);
-    if (format == "contactuq-ensemble")
-      summarize_ensemble(*o);
-    else
+    if (format != "contactuq-ensemble")
       throw std::runtime_error(fmt::format("{}: not a contactuq ensemble (format \"{}\"); summarize reads the files "
                                            "`contactuq run` writes",
                                            o->file, format));
     exit_code = 0;
+    if (summarize_ensemble(*o) == 0) {
+      // Exit code 1: nothing to summarize (README, "Exit codes").
+      fmt::print(stderr, "contactuq summarize: {}: no sample succeeded; every statistic above is empty\n", o->file);
+      exit_code = 1;
+    }
   });
 }
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -118,6 +120,14 @@ material_table material_table::parse(std::string_view text, const std::string& o
 }
 
 material_table material_table::load(const std::filesystem::path& path) {
+  // A regular file of bounded size: a device such as /dev/zero would be read until memory ends.
+  std::error_code ec;
+  if (path.empty()) throw parameter_error("materials", "no file name given");
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw parameter_error("materials", fmt::format("{}: {}", path.string(),
+                                                   std::filesystem::exists(path, ec) ? "not a regular file" : "cannot open: no such file"));
+  if (std::filesystem::file_size(path, ec) > (std::uintmax_t{16} << 20))
+    throw parameter_error("materials", fmt::format("{}: larger than 16 MiB: not a material table", path.string()));
   std::ifstream in(path);
   if (!in) throw parameter_error("materials", fmt::format("{}: cannot open", path.string()));
   std::stringstream text;

@@ -25,6 +25,9 @@ constexpr const char* format_name = "contactuq-ensemble";
 constexpr std::int64_t format_version = 1;
 constexpr std::size_t resume_log_width = 256;  // bytes per /metadata/resume_log line
 constexpr std::string_view reserved_input_keys[] = {"names", "units", "roles", "column_attributes"};
+// What a reader accepts of a file's sizes: a study's limits (study-format.md).
+constexpr std::size_t max_samples = 1'000'000'000;
+constexpr std::size_t max_columns = 10'000'000;
 
 }  // namespace
 
@@ -265,13 +268,23 @@ void check_format(const hdf5::file& f) {
                                      f.file_name(), version, format_version));
 }
 
+// The columns of a 2-D per-sample dataset; ensemble_error for any other shape.
+std::size_t columns_of(const hdf5::dataset& d) {
+  const auto shape = d.shape();
+  if (shape.size() != 2 || shape[1] > max_columns)
+    throw ensemble_error(fmt::format("{}:{}: damaged file: a per-sample dataset of shape [{}], expected [rows, columns "
+                                     "<= {}]",
+                                     d.file_name(), d.path(), fmt::join(shape, ", "), max_columns));
+  return shape[1];
+}
+
 ensemble_schema read_schema(const hdf5::file& f) {
   check_format(f);
   ensemble_schema s;
   s.metadata = read_metadata(f);
 
   const auto inputs = f.open_dataset("inputs");
-  const std::size_t d = inputs.shape().at(1);
+  const std::size_t d = columns_of(inputs);
   const auto names = column_strings(inputs, "names", d);
   const auto units = column_strings(inputs, "units", d);
   const auto roles = column_strings(inputs, "roles", d);
@@ -286,7 +299,7 @@ ensemble_schema read_schema(const hdf5::file& f) {
   }
 
   const auto outputs = f.open_dataset("outputs");
-  const std::size_t m = outputs.shape().at(1);
+  const std::size_t m = columns_of(outputs);
   const auto out_names = column_strings(outputs, "names", m);
   const auto out_units = column_strings(outputs, "units", m);
   for (std::size_t j = 0; j < m; ++j) s.outputs.push_back({out_names[j], out_units[j]});
@@ -296,13 +309,22 @@ ensemble_schema read_schema(const hdf5::file& f) {
     const auto c = curves.open_dataset(name);
     ensemble_curve curve;
     curve.name = name;
-    curve.points = c.shape().at(1);
+    curve.points = columns_of(c);
     curve.abscissa_name = c.string_attribute("abscissa_name");
     curve.abscissa_unit = c.string_attribute("abscissa_unit");
     curve.ordinate_unit = c.string_attribute("ordinate_unit");
     if (c.has_attribute("abscissa")) curve.abscissa = c.doubles_attribute("abscissa");
     s.curves.push_back(std::move(curve));
   }
+  // Every size and name the readers trust, checked as a writer checks them.
+  try {
+    s.validate();
+  } catch (const std::exception& e) {
+    throw ensemble_error(fmt::format("{}: damaged file, or not written by contactuq: {}", f.file_name(), e.what()));
+  }
+  if (s.metadata.samples > max_samples)
+    throw ensemble_error(fmt::format("{}: damaged file: metadata/samples = {}, at most {}", f.file_name(),
+                                     s.metadata.samples, max_samples));
   return s;
 }
 
@@ -317,13 +339,14 @@ struct row_datasets {
   std::vector<hdf5::dataset> curves;
   hdf5::dataset messages;
   hdf5::dataset status;
+  std::size_t samples = 0;  // N: no dataset holds more complete rows
 
   static row_datasets open(const hdf5::file& f, const ensemble_schema& s) {
     const auto curve_group = f.open_group("curves");
     std::vector<hdf5::dataset> curves;
     for (const auto& c : s.curves) curves.push_back(curve_group.open_dataset(c.name));
     return {f.open_dataset("inputs"), f.open_dataset("outputs"), std::move(curves),
-            f.open_dataset("messages"), f.open_dataset("status")};
+            f.open_dataset("messages"), f.open_dataset("status"), s.metadata.samples};
   }
 
   template <class F>
@@ -339,7 +362,7 @@ struct row_datasets {
   // rows were flushed, so a sample is complete when every dataset reaches it and its status
   // is no longer the fill value status_not_written.
   std::size_t complete_rows() {
-    std::size_t rows = std::numeric_limits<std::size_t>::max();
+    std::size_t rows = samples;
     for_each([&](hdf5::dataset& d) { rows = std::min(rows, d.rows()); });
     const auto codes = status.read_int32s(0, rows);
     const auto unwritten = std::find_if(codes.begin(), codes.end(),
@@ -451,7 +474,10 @@ class file_lock {
 // ---- writer ----
 
 struct ensemble_writer::impl {
-  std::filesystem::path path;
+  std::filesystem::path path;     // where the result goes
+  std::filesystem::path working;  // the file being written: unfinished_path(path), or path
+  bool fresh = false;             // made by create(): removed if closed with no sample
+  bool abandoned = false;         // a write failed: left as the last flush left it
   ensemble_schema schema;
   file_lock lock;  // declared before the file: released after it closes
   std::optional<hdf5::file> file;
@@ -463,14 +489,61 @@ struct ensemble_writer::impl {
   bool finished = false;
 
   void require_open() const {
-    if (finished) throw std::logic_error(fmt::format("{}: the writer is closed", path.string()));
+    if (finished || abandoned)
+      throw std::logic_error(fmt::format("{}: the writer is closed", path.string()));
+  }
+
+  // Closes the file as it is and moves it into place; one made by create() with no sample
+  // written is removed instead, leaving `path` as it was.
+  void close() {
+    if (finished || abandoned) return;
+    rows.reset();
+    if (file) file->close();
+    file.reset();
+    finished = true;
+    if (working != path) {
+      if (fresh && completed == 0)
+        std::filesystem::remove(working);
+      else
+        std::filesystem::rename(working, path);
+    }
+    lock.release();
+  }
+
+  // After a failed write: lets go of every HDF5 object without closing it, since closing
+  // would write the metadata HDF5 caches, which the failed write may have left inconsistent;
+  // the file on disk stays as its last successful flush left it, which resume accepts.
+  void abandon() noexcept {
+    if (rows) rows->for_each([](hdf5::dataset& d) { d.forget(); });
+    if (file) file->forget();
+    rows.reset();
+    file.reset();
+    abandoned = true;
+    lock.release();
   }
 };
 
 ensemble_writer::ensemble_writer(std::unique_ptr<impl> state) : impl_(std::move(state)) {}
 ensemble_writer::ensemble_writer(ensemble_writer&&) noexcept = default;
 ensemble_writer& ensemble_writer::operator=(ensemble_writer&&) noexcept = default;
-ensemble_writer::~ensemble_writer() = default;
+ensemble_writer::~ensemble_writer() {
+  if (!impl_) return;
+  try {
+    impl_->close();
+  } catch (...) {
+    // A destructor cannot report: the file stays at its working name, which resume finds.
+  }
+}
+
+void ensemble_writer::close() {
+  if (impl_) impl_->close();
+}
+
+std::filesystem::path unfinished_path(const std::filesystem::path& path) {
+  auto p = path;
+  p += ".part";
+  return p;
+}
 
 const ensemble_schema& ensemble_writer::schema() const noexcept { return impl_->schema; }
 const std::filesystem::path& ensemble_writer::path() const noexcept { return impl_->path; }
@@ -578,14 +651,17 @@ std::string resume_entry(const ensemble_metadata& now, std::size_t complete, std
 // half-changed: checks it holds the study of `schema`, drops rows after the complete samples
 // and, when resuming, logs the resume.
 ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensemble_schema& schema,
-                                      bool resuming) {
-  const auto& path = state->path;
+                                      bool resuming, const std::filesystem::path& built) {
+  const auto& path = state->working;
   std::optional<hdf5::file> opened;
   try {
     // The lock proves no other process writes the file, so the marks a killed SWMR writer
     // left in it may be cleared.
-    opened.emplace(path, hdf5::file_mode::read_write,
+    opened.emplace(built.empty() ? path : built, hdf5::file_mode::read_write,
                    hdf5::file_options{.swmr_write = true, .recover = resuming});
+    // A new file gets its name once open for SWMR writing: a reader that opened it earlier
+    // (they find it by name) would keep the writer from locking it.
+    if (!built.empty()) std::filesystem::rename(built, path);
   } catch (const hdf5::error& swmr_error) {
     // A finished file of all N samples is in the HDF5 1.8 format, which SWMR writing does not
     // support; it has nothing left to write. Anything else is an error.
@@ -600,11 +676,11 @@ ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensembl
     check_same_study(path, stored, schema);
     auto rows = row_datasets::open(*plain, stored);
     if (rows.complete_rows() != stored.metadata.samples) throw swmr_error;
-    state->schema = schema;
-    state->schema.metadata = stored.metadata;
-    state->completed = stored.metadata.samples;
-    state->chunk_rows = rows.status.chunk_shape().at(0);
-    return ensemble_writer(std::move(state));
+    throw ensemble_error(fmt::format(
+        "cannot resume {}: the run is finished (all {} samples{}); nothing to resume. Run without --resume "
+        "and with --force to start it over",
+        path.string(), stored.metadata.samples,
+        stored.metadata.end_time.empty() ? "" : ", ended " + stored.metadata.end_time));
   }
   auto& f = state->file.emplace(std::move(*opened));
   const ensemble_schema stored = read_schema(f);
@@ -647,15 +723,27 @@ ensemble_writer ensemble_writer::create(const std::filesystem::path& path,
   // Built under a temporary name and renamed into place once complete, so that a crash
   // during creation never leaves a damaged file at `path` (a resume then finds either no file
   // or an empty ensemble). Another process writing either name makes this fail.
-  std::optional<file_lock> previous;
+  // The run is written to unfinished_path(path) and moved into place by finish() or close(),
+  // so that a run that fails leaves the file at `path` as it was.
+  const auto working = unfinished_path(path);
+  std::optional<file_lock> previous, previous_unfinished;
   if (std::filesystem::exists(path)) previous.emplace(path, false);
-  const auto temporary = sibling(path, ".new");
+  if (std::filesystem::exists(working)) previous_unfinished.emplace(working, false);
+  const auto temporary = sibling(working, ".new");
   auto state = std::make_unique<impl>();
   state->path = path;
+  state->working = working;
+  state->fresh = true;
   state->lock = file_lock(temporary, true);
-  write_empty_ensemble(temporary, s, options);
-  std::filesystem::rename(temporary, path);
-  return open(std::move(state), s, false);
+  try {
+    write_empty_ensemble(temporary, s, options);
+    return open(std::move(state), s, false, temporary);
+  } catch (...) {
+    std::error_code ignored;  // nothing of value was written: leave no trace
+    std::filesystem::remove(temporary, ignored);
+    std::filesystem::remove(working, ignored);
+    throw;
+  }
 }
 
 ensemble_writer ensemble_writer::resume(const std::filesystem::path& path,
@@ -663,11 +751,20 @@ ensemble_writer ensemble_writer::resume(const std::filesystem::path& path,
                                         const ensemble_options& options) {
   schema.validate();
   options.validate();
-  if (!std::filesystem::exists(path))
-    throw ensemble_error(fmt::format("cannot resume {}: no such file", path.string()));
+  // An unfinished run is in unfinished_path(path) unless it was stopped cleanly (or written
+  // by an older contactuq), which moved it to `path`.
+  const auto unfinished = unfinished_path(path);
+  const bool moved = !std::filesystem::exists(unfinished);
+  if (moved && !std::filesystem::exists(path))
+    throw ensemble_error(fmt::format("cannot resume {}: no such file (nor {})", path.string(), unfinished.string()));
+  if (!moved && std::filesystem::file_size(unfinished) == 0)
+    throw ensemble_error(fmt::format("cannot resume {}: {} is empty (the run was killed while creating it); run "
+                                     "with --force to start over",
+                                     path.string(), unfinished.string()));
   auto state = std::make_unique<impl>();
   state->path = path;
-  state->lock = file_lock(path, false);
+  state->working = moved ? path : unfinished;
+  state->lock = file_lock(state->working, false);
   return open(std::move(state), schema, true);
 }
 
@@ -734,7 +831,20 @@ void ensemble_writer::append(const ensemble_block& block) {
                       block.curves[k].rows(), block.curves[k].cols(), n, s.curves[k].points));
   if (block.messages.size() != n) bad(fmt::format("{} messages", block.messages.size()));
 
-  const std::size_t end = first + n;
+  try {
+    write_block(block);
+  } catch (const std::exception& e) {
+    impl_->abandon();
+    throw ensemble_error(fmt::format(
+        "cannot write samples [{}, {}) to {}: {}. The {} samples before them are complete in that file; "
+        "make room, then continue with --resume",
+        block.first, block.first + n, impl_->working.string(), e.what(), impl_->completed));
+  }
+}
+
+void ensemble_writer::write_block(const ensemble_block& block) {
+  const std::size_t first = impl_->completed;  // row in the file
+  const std::size_t end = first + block.size();
   auto& rows = *impl_->rows;
   const bool filtered = block.filtered_chunks.size() == impl_->filters.size() && is_whole_chunk(block);
   std::size_t next_chunk = 0;
@@ -769,14 +879,15 @@ void ensemble_writer::finish(std::string_view end_time) {
   impl_->file.reset();
   // Attributes cannot change under SWMR writing, and changing them (or converting the format)
   // in place could leave a damaged file if interrupted: change a copy and rename it over the
-  // original, which is complete and cleanly closed until then.
+  // result, while the file written is complete and cleanly closed until then.
   const auto copy = sibling(impl_->path, ".new");
-  std::filesystem::copy_file(impl_->path, copy, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(impl_->working, copy, std::filesystem::copy_options::overwrite_existing);
   hdf5::file f(copy, hdf5::file_mode::read_write);
   f.open_group("metadata").set_attribute("end_time", end_time);
   if (impl_->completed == impl_->schema.metadata.samples) f.convert_for_old_readers();
   f.close();
   std::filesystem::rename(copy, impl_->path);
+  if (impl_->working != impl_->path) std::filesystem::remove(impl_->working);
   impl_->schema.metadata.end_time = std::string(end_time);
   impl_->lock.release();
   impl_->finished = true;
@@ -843,6 +954,10 @@ ensemble read_ensemble(const std::filesystem::path& path, const read_options& op
   if (options.curves)
     for (const auto& c : rows.curves) e.curves.push_back(read_matrix(c, e.rows));
   e.status = rows.status.read_int32s(0, e.rows);
+  for (std::size_t i = 0; i < e.rows; ++i)
+    if (e.status[i] < 0 || static_cast<std::size_t>(e.status[i]) >= sample_status_names().size())
+      throw ensemble_error(fmt::format("{}: damaged file: /status[{}] = {}, expected a code of /status@codes (0, 1 or 2)",
+                                       path.string(), i, e.status[i]));
   e.messages = rows.messages.read_texts(0, e.rows);
   e.resume_log = f.open_group("metadata").open_dataset("resume_log").read_texts();
   return e;

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 namespace contactuq::io::hdf5 {
 
@@ -18,6 +20,10 @@ namespace {
 // HDF5 prints its error stack to stderr unless told not to; the setting is per thread in
 // thread-safe builds (Debian's), so every entry point calls this.
 void quiet() {
+  // No cleanup at exit: closing, from an exit handler, a file whose writes failed makes HDF5
+  // write its cached metadata again, and can fault. Every object is closed by its owner.
+  static const bool no_exit_handler = (H5dont_atexit(), true);
+  (void)no_exit_handler;
   thread_local bool done = false;
   if (!done) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -40,6 +46,7 @@ std::string hdf5_reason() {
     H5Ewalk2(stack, H5E_WALK_DOWNWARD, keep_innermost, &reason);
     H5Eclose_stack(stack);
   }
+  std::replace(reason.begin(), reason.end(), '\n', ' ');  // one line, as every error
   return reason;
 }
 
@@ -797,10 +804,86 @@ dataset group::open_dataset(std::string_view name) const {
 
 namespace {
 
+std::uint64_t little_endian(const unsigned char* p, int bytes) {
+  std::uint64_t v = 0;
+  for (int k = bytes - 1; k >= 0; --k) v = (v << 8) | p[k];
+  return v;
+}
+
+// Whether the objects of a global heap collection (HDF5 file format spec, III.E: "GCOL",
+// version, collection size, then objects of a 16-byte header and data padded to 8 bytes;
+// object 0 is the free space, its size counting its header) tile it exactly. HDF5 1.10 walks
+// them without bounds checks: a damaged object size sends it past the collection.
+bool heap_collection_tiles(const unsigned char* c, std::uint64_t size) {
+  constexpr std::uint64_t header = 16;
+  std::uint64_t p = header;
+  while (p < size) {
+    if (size - p < header) return true;  // a tail too small for an object is free space
+    const auto index = little_endian(c + p, 2);
+    const auto bytes = little_endian(c + p + 8, 8);
+    if (bytes > size) return false;
+    const std::uint64_t need = index > 0 ? header + (bytes + 7) / 8 * 8 : bytes;
+    if (need < header || need > size - p) return false;
+    p += need;
+  }
+  return p == size;
+}
+
+// Throws hdf5::error when a global heap collection of the file (where variable-length strings
+// live) is damaged, before HDF5 reads it: HDF5 would read out of bounds. The file is scanned
+// for the collections' signature (a few hundred MB/s).
+void check_global_heaps(const std::string& name) {
+  std::FILE* in = std::fopen(name.c_str(), "rb");
+  if (in == nullptr) return;  // H5Fopen reports it
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(in, std::fclose);
+  constexpr std::string_view signature("GCOL\x01\0\0\0", 8);
+  constexpr std::size_t block = std::size_t{1} << 20, overlap = 16;
+  std::vector<unsigned char> buffer(block + overlap);
+  std::vector<std::uint64_t> found;
+  std::uint64_t offset = 0;  // file offset of buffer[0]
+  std::size_t kept = 0;
+  while (true) {
+    const std::size_t n = std::fread(buffer.data() + kept, 1, block, in);
+    const std::size_t valid = kept + n;
+    const std::string_view view(reinterpret_cast<const char*>(buffer.data()), valid);
+    for (std::size_t at = view.find(signature); at != std::string_view::npos && at + overlap <= valid;
+         at = view.find(signature, at + 1))
+      found.push_back(offset + at);
+    if (n == 0) break;
+    kept = std::min(valid, overlap - 1);
+    std::memmove(buffer.data(), buffer.data() + valid - kept, kept);
+    offset += valid - kept;
+  }
+  std::fseek(in, 0, SEEK_END);
+  const auto file_size = static_cast<std::uint64_t>(std::ftell(in));
+  for (const std::uint64_t at : found) {
+    unsigned char head[16];
+    if (std::fseek(in, static_cast<long>(at), SEEK_SET) != 0 || std::fread(head, 1, 16, in) != 16) continue;
+    const std::uint64_t size = little_endian(head + 8, 8);
+    std::vector<unsigned char> c;
+    bool ok = size >= 16 && size <= file_size - at;
+    if (ok) {
+      c.resize(size);
+      ok = std::fseek(in, static_cast<long>(at), SEEK_SET) == 0 && std::fread(c.data(), 1, size, in) == size &&
+           heap_collection_tiles(c.data(), size);
+    }
+    if (!ok)
+      throw error(name, "/",
+                  fmt::format("{}: damaged file: the global heap (variable-length strings) at byte {} does not "
+                              "hold together; the file cannot be read safely",
+                              name, at));
+  }
+}
+
 handle open_file(const std::filesystem::path& path, file_mode mode, const file_options& options) {
   quiet();
   const std::string name = path.string();
+  if (mode != file_mode::create) check_global_heaps(name);
   handle access(H5Pcreate(H5P_FILE_ACCESS));
+  // A metadata checksum that fails is an error at once: a SWMR reader would otherwise retry
+  // the read (100 times by default, with back-off) as if a writer were changing it.
+  if (H5Pset_metadata_read_attempts(access.get(), 1) < 0)
+    throw_error(name, "/", "cannot set the metadata read attempts");
   if (options.latest_format &&
       H5Pset_libver_bounds(access.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0)
     throw_error(name, "/", "cannot ask for the latest file format");

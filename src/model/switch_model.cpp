@@ -341,7 +341,12 @@ switch_model switch_model::from_study(const io::study_table& t, const std::strin
   }
 
   const std::string table_path = t.string_or("material_table", data_dir + "/materials.toml");
-  const auto materials = contact::material_table::load(table_path);
+  contact::material_table materials;
+  try {
+    materials = contact::material_table::load(table_path);
+  } catch (const std::exception& e) {
+    t.fail("material_table", e.what());  // names the study key, not only the file
+  }
   auto body = [&](const char* prefix, contact::material& m) {
     const std::string key = fmt::format("{}_material", prefix);
     const std::string name = t.string(key);

@@ -30,6 +30,12 @@ void simulation_options::validate() const {
   require(sample_interval > 0 && std::isfinite(sample_interval), "sample_interval",
           sample_interval, "s", "positive and finite");
   require(max_steps >= 1, "max_steps", static_cast<double>(max_steps), "", ">= 1");
+  // The history is stored on the output grid: bounded, so that no end time runs (and grows)
+  // without end.
+  require(end_time <= 1e7 * sample_interval, "end_time", end_time, "s",
+          fmt::format("at most 1e7 sample intervals ({:.4g} s at sample_interval = {:.4g} s)", 1e7 * sample_interval,
+                      sample_interval)
+              .c_str());
 }
 
 std::vector<double> centred_moving_average(const std::vector<double>& values, std::size_t window) {

@@ -145,6 +145,10 @@ pinslot_study read_pinslot_study(const io::study_document& doc) {
   if (root.has("cases")) {
     for (const auto& c : root.tables("cases")) {
       const std::string label = c.string("label");
+      // The label names the case's HDF5 group: checked here, not when the results are written.
+      if (label.empty() || label == "." || label.find('/') != std::string::npos ||
+          label.find('\0') != std::string::npos)
+        c.fail("label", "must be a non-empty name without '/' (it names the case's group in the output file)");
       for (const auto& other : st.cases)
         if (other.label == label) c.fail("label", "used by an earlier case");
       st.cases.push_back({label, read_pinslot_setup(model, &c)});

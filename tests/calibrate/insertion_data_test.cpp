@@ -2,6 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+
 #include "contactuq/units/quantity.hpp"
 #include "io/scratch_dir.hpp"
 
@@ -155,4 +159,43 @@ TEST_CASE("insertion CSV: several files are joined, repeated insertion labels re
   CHECK(both.strokes[1].x[1] == Approx(1e-3).epsilon(1e-15));
   CHECK_THROWS_WITH(cal::read_insertion_csvs({dir / "a.csv", dir / "a.csv"}),
                     Contains("insertion \"1\" also appears in an earlier file"));
+}
+
+TEST_CASE("insertion CSV: CR-only and CRLF line endings and a UTF-8 byte order mark read as plain lines") {
+  const std::string lines[] = {"# bench", "insertion,direction,x [in],F [grf]", "A,forward,0,0", "A,forward,0.1,-2.5",
+                               "A,reverse,0.1,1.5", "A,reverse,0,0"};
+  for (const std::string end : {"\n", "\r\n", "\r"}) {
+    for (const std::string bom : {"", "\xEF\xBB\xBF"}) {
+      std::string text = bom;
+      for (const auto& l : lines) text += l + end;
+      const auto d = parse(text);
+      REQUIRE(d.strokes.size() == 2);
+      CHECK(d.strokes[0].x[1] == Approx(0.00254).epsilon(1e-15));
+      CHECK(d.strokes[1].line == std::vector<int>{5, 6});
+      CHECK(d.comments == std::vector<std::string>{"bench"});
+    }
+  }
+}
+
+TEST_CASE("insertion CSV: errors show binary bytes escaped; devices and non-finite values are refused") {
+  try {
+    parse(std::string("x [in],F [grf]\n0,1\n\x01\x02\xFF,3\n"));
+    FAIL("no error");
+  } catch (const cal::data_error& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Contains("bench.csv:3") && Contains("\\x01\\x02\\xFF"));
+    CHECK(std::none_of(what.begin(), what.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }));
+  }
+  CHECK_THROWS_WITH(cal::read_insertion_csv("/dev/zero"), Contains("/dev/zero: not a regular file"));
+  contactuq::testing::scratch_dir dir;
+  cal::insertion_data d;
+  cal::measured_stroke s;
+  s.insertion = "1";
+  s.x = {0.0, 1e-3};
+  s.force = {0.0, std::numeric_limits<double>::infinity()};
+  s.weight = {1.0, 1.0};
+  d.strokes.push_back(s);
+  CHECK_THROWS_WITH(cal::write_insertion_csv(dir / "inf.csv", d, "in", "grf", {}),
+                    Contains("inf.csv") && Contains("point 2") && Contains("not finite"));
+  CHECK_FALSE(std::filesystem::exists(dir / "inf.csv"));
 }

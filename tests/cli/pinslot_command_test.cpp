@@ -56,3 +56,20 @@ TEST_CASE("pinslot reports a bad key with file and line", "[cli]") {
   CHECK_THAT(r.output, Contains(study + ":3") && Contains("clearance"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("pinslot: a case label that cannot name a group is refused before anything runs", "[cli]") {
+  const auto dir = std::filesystem::temp_directory_path() / "contactuq_pinslot_labels";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const std::string label : {"", "a/b"}) {
+    const auto study = (dir / "labels.toml").string();
+    std::ofstream(study) << "[model]\ntype = \"pinslot\"\nend_time = \"10 ms\"\n[[cases]]\nlabel = \"" << label
+                         << "\"\n";
+    const auto h5 = (dir / "labels.h5").string();
+    const auto r = run_cli("pinslot " + study + " -o " + h5);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains("labels.toml:5") && Contains("cases[1].label") && Contains("without '/'"));
+    CHECK_FALSE(std::filesystem::exists(h5));
+  }
+  std::filesystem::remove_all(dir);
+}

@@ -13,8 +13,9 @@ struct cli_result {
   std::string output;  // stdout and stderr together
 };
 
-inline cli_result run_cli(const std::string& args) {
-  const std::string command = std::string(CONTACTUQ_CLI) + " " + args + " 2>&1";
+// Runs a shell command line (stdout and stderr captured).
+inline cli_result run_cli_command(const std::string& command_line) {
+  const std::string command = command_line + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe);
   std::string out;
@@ -23,3 +24,5 @@ inline cli_result run_cli(const std::string& args) {
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+
+inline cli_result run_cli(const std::string& args) { return run_cli_command(std::string(CONTACTUQ_CLI) + " " + args); }

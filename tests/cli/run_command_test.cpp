@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/model/registry.hpp"
@@ -126,9 +127,9 @@ TEST_CASE("a run killed with SIGKILL and resumed equals an uninterrupted run", "
   // Kill it once part of the ensemble is on disk (or give up waiting and kill it anyway).
   for (int i = 0; i < 200; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (std::filesystem::exists(killed)) {
+    if (std::filesystem::exists(io::unfinished_path(killed))) {
       try {
-        if (io::read_ensemble(killed).rows > 0) break;
+        if (io::read_ensemble(io::unfinished_path(killed)).rows > 0) break;
       } catch (const std::exception&) {
         // Not readable yet: the file is being created.
       }
@@ -137,9 +138,11 @@ TEST_CASE("a run killed with SIGKILL and resumed equals an uninterrupted run", "
   kill(child, SIGKILL);
   int status = 0;
   waitpid(child, &status, 0);
-  const bool interrupted = WIFSIGNALED(status);
-  if (!interrupted) WARN("the run finished before it could be killed; the resume below has nothing to do");
-  if (interrupted) CHECK(io::read_ensemble(killed).rows < 6000);
+  if (!WIFSIGNALED(status)) {
+    WARN("the run finished before it could be killed; nothing to resume");
+    return;
+  }
+  CHECK(io::read_ensemble(io::unfinished_path(killed)).rows < 6000);
 
   const cli_result resumed = run_cli("run " + study + " -o " + killed + " -j 2 --resume");
   INFO(resumed.output);
@@ -163,4 +166,172 @@ TEST_CASE("run: a bad study is one line with file, line and key, exit code 2", "
                            Contains("not an input of model receptacle_pin"));
   CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
   CHECK_FALSE(std::filesystem::exists(s / "bad.h5"));
+}
+
+namespace {
+
+// The quickstart study with N samples whose every sample fails (negative arm stiffness), under
+// failure policy `policy`.
+std::string write_failing_study(const scratch& s, std::size_t n, const std::string& policy) {
+  std::string text = read_text(write_study(s, n, 200));
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  };
+  replace("mean = \"0.004 lbf*in/deg\"", "mean = \"-0.004 lbf*in/deg\"");
+  replace("failures = \"record\"", "failures = \"" + policy + "\"");
+  const std::string path = s / ("failing-" + policy + ".toml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Starts `contactuq ARGS...` in the background with its output discarded.
+pid_t start_cli(const std::vector<std::string>& args) {
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> argv{const_cast<char*>(CONTACTUQ_CLI)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(CONTACTUQ_CLI, argv.data());
+    _exit(127);
+  }
+  return child;
+}
+
+}  // namespace
+
+TEST_CASE("run: failures = \"abort\" stops with exit code 1 wherever the first failure is", "[cli][run]") {
+  scratch s;
+  // Quickstart's blocks hold 81 samples: a failure in the only block, the last one, or the first.
+  const std::size_t n = GENERATE(50, 81, 82);
+  const std::string study = write_failing_study(s, n, "abort");
+  const cli_result r = run_cli("run " + study + " -o " + (s / "abort.h5") + " -j 2 -q");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.output, Contains("aborted (failures = \"abort\")") && Contains("must be > 0"));
+  CHECK_FALSE(Contains("wrote").match(r.output));
+}
+
+TEST_CASE("run, summarize and plot exit with 1 when every sample failed, naming the failures", "[cli][run]") {
+  scratch s;
+  const std::string study = write_failing_study(s, 30, "record");
+  const std::string out = s / "failed.h5";
+  const cli_result r = run_cli("run " + study + " -o " + out + " -j 2");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.output, Contains("failed samples: 30 of 30") && Contains("every sample failed (30 of 30)") &&
+                           Contains("K = -") && Contains("(first: sample"));
+  const cli_result summary = run_cli("summarize " + out);
+  INFO(summary.output);
+  CHECK(summary.exit_code == 1);
+  CHECK_THAT(summary.output, Contains("no sample succeeded"));
+  const cli_result plot = run_cli("plot " + out + " -o " + (s / "plots"));
+  INFO(plot.output);
+  CHECK(plot.exit_code == 1);
+  CHECK_THAT(plot.output, Contains("nothing to plot"));
+  CHECK_FALSE(Contains("Traceback").match(plot.output));
+}
+
+TEST_CASE("run refuses to replace a result without --force and to resume a finished or other study",
+          "[cli][run]") {
+  scratch s;
+  const std::string study = write_study(s, 20, 20);
+  const std::string out = s / "result.h5";
+  REQUIRE(run_cli("run " + study + " -o " + out + " -q").exit_code == 0);
+  const auto before = read_text(out);
+
+  const cli_result again = run_cli("run " + study + " -o " + out + " -q");
+  CHECK(again.exit_code == 2);
+  CHECK_THAT(again.output, Contains(out + " exists") && Contains("--force"));
+  const cli_result finished = run_cli("run " + study + " -o " + out + " -q --resume");
+  CHECK(finished.exit_code == 2);
+  CHECK_THAT(finished.output, Contains("the run is finished (all 20 samples") && Contains("nothing to resume"));
+  std::string other = read_text(study);
+  other.replace(other.find("seed = 2026"), 11, "seed = 2027");
+  std::ofstream(s / "other.toml") << other;
+  const cli_result different = run_cli("run " + (s / "other.toml") + " -o " + out + " -q --resume");
+  CHECK(different.exit_code == 2);
+  CHECK_THAT(different.output, Contains("different study") && Contains("seed = 2027"));
+  CHECK(read_text(out) == before);
+
+  // A run that cannot start leaves the previous result as it was.
+  std::string huge = read_text(study);
+  huge.replace(huge.find("samples = 20"), 12, "samples = 1000000000");
+  std::ofstream(s / "huge.toml") << huge;
+  if (static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE)) < 3e11) {
+    const cli_result big = run_cli("run " + (s / "huge.toml") + " -o " + out + " -q --force");
+    INFO(big.output);
+    CHECK(big.exit_code == 2);
+    CHECK_THAT(big.output, Contains("GiB of memory") && Contains("--yes"));
+    CHECK(read_text(out) == before);
+  }
+  REQUIRE(run_cli("run " + (s / "other.toml") + " -o " + out + " -q --force").exit_code == 0);
+  CHECK(io::read_ensemble(out).schema.metadata.seed == 2027);
+}
+
+TEST_CASE("run: a write that fails (file size limit) exits cleanly; --resume completes it bit-identical",
+          "[cli][run]") {
+  scratch s;
+  const std::string study = write_study(s, 5000, 40);
+  const std::string out = s / "limited.h5";
+  std::ofstream(out) << "the previous result";
+  // ulimit -f counts blocks of 512 or 1024 bytes: a limit of 0.5-1 MiB, under the ~1.9 MiB result.
+  const cli_result r =
+      run_cli_command("sh -c 'ulimit -f 1000 && exec " + std::string(CONTACTUQ_CLI) + " run " + study + " -o " + out +
+                      " -j 2 -q --force'");
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("cannot write samples") && Contains("--resume") && Contains("File too large"));
+  CHECK(read_text(out) == "the previous result");
+  const auto partial = io::read_ensemble(io::unfinished_path(out));
+  CHECK(partial.rows > 0);
+  CHECK(partial.rows < 5000);
+
+  const cli_result resumed = run_cli("run " + study + " -o " + out + " -j 2 -q --resume");
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(io::unfinished_path(out)));
+  REQUIRE(run_cli("run " + study + " -o " + (s / "whole.h5") + " -j 2 -q").exit_code == 0);
+  check_same_samples(io::read_ensemble(out), io::read_ensemble(s / "whole.h5"));
+}
+
+TEST_CASE("run: a second run on the output another run is writing is refused", "[cli][run]") {
+  scratch s;
+  const std::string study = write_study(s, 20000, 200);
+  const std::string out = s / "busy.h5";
+  const pid_t first = start_cli({"run", study, "-o", out, "-j", "1", "-q"});
+  for (int i = 0; i < 500 && !std::filesystem::exists(io::unfinished_path(out)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const cli_result plain = run_cli("run " + study + " -o " + out + " -q");
+  const cli_result forced = run_cli("run " + study + " -o " + out + " -q --force");
+  const cli_result resumed = run_cli("run " + study + " -o " + out + " -q --resume");
+  kill(first, SIGKILL);
+  int status = 0;
+  waitpid(first, &status, 0);
+  if (!WIFSIGNALED(status)) WARN("the first run ended before the second started; nothing to check");
+  if (!WIFSIGNALED(status)) return;
+  CHECK(plain.exit_code == 2);
+  CHECK_THAT(plain.output, Contains("unfinished run") && Contains("--resume"));
+  CHECK(forced.exit_code == 2);
+  CHECK_THAT(forced.output, Contains("being written by another process"));
+  CHECK(resumed.exit_code == 2);
+  CHECK_THAT(resumed.output, Contains("being written by another process"));
+}
+
+TEST_CASE("curve, like run, replaces an existing output only with --force", "[cli][run]") {
+  scratch s;
+  const std::string study = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/williams_bifurcated.toml";
+  const std::string out = s / "curve.csv";
+  std::ofstream(out) << "the previous result";
+  const cli_result refused = run_cli("curve " + study + " -o " + out + " -q");
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.output, Contains(out + " exists") && Contains("--force"));
+  CHECK(read_text(out) == "the previous result");
+  CHECK(run_cli("curve " + study + " -o " + out + " -q --force").exit_code == 0);
+  CHECK(read_text(out) != "the previous result");
 }

@@ -1,6 +1,7 @@
 #include "contactuq/io/ensemble_store.hpp"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -335,6 +336,7 @@ TEST_CASE("every dataset has chunks of the same samples, ~256 KiB for the widest
     const double chunk_bytes = 8000.0 * static_cast<double>(rows);
     CHECK(chunk_bytes <= 256 * 1024);
     CHECK(chunk_bytes > 128 * 1024);
+    write_samples(writer, 1);
   }
   CHECK(ensemble_writer::resume(path, schema).chunk_rows() == rows);
   using namespace contactuq::io::hdf5;
@@ -403,8 +405,9 @@ TEST_CASE("a writer killed after a flushed block loses nothing; resume equals an
   });
   REQUIRE(killed(status));
 
-  // The killed writer's file reads as it was after its last flush.
-  check_values(read_ensemble(path), 7 * blocks);
+  // The killed writer's file reads as it was after its last flush; nothing is at `path` yet.
+  CHECK_FALSE(std::filesystem::exists(path));
+  check_values(read_ensemble(unfinished_path(path)), 7 * blocks);
   auto writer = ensemble_writer::resume(path, test_schema());
   CHECK(writer.completed() == 7 * blocks);
   write_samples(writer, 60);
@@ -452,7 +455,7 @@ TEST_CASE("a writer killed at an arbitrary moment resumes to the uninterrupted r
   ::waitpid(child, &status, 0);
   REQUIRE((killed(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0)));
 
-  const auto partial = read_ensemble(path);
+  const auto partial = read_ensemble(std::filesystem::exists(unfinished_path(path)) ? unfinished_path(path) : path);
   INFO("complete samples after the kill: " << partial.rows);
   CHECK(partial.rows >= block * static_cast<std::size_t>(reported));  // every reported block
   CHECK(partial.rows % block == 0);                                   // no half block
@@ -555,7 +558,7 @@ TEST_CASE("a file another process is writing cannot be resumed", "[io]") {
   REQUIRE(::read(ready[0], &c, 1) == 1);
   CHECK_THROWS_WITH(ensemble_writer::resume(path, test_schema()),
                     Contains("busy.h5") && Contains("being written by another process"));
-  CHECK(read_ensemble(path).rows == 7);  // reading while it is written is fine
+  CHECK(read_ensemble(unfinished_path(path)).rows == 7);  // reading while it is written is fine
   REQUIRE(::write(done[1], &c, 1) == 1);
   int status = 0;
   ::waitpid(child, &status, 0);
@@ -619,24 +622,24 @@ TEST_CASE("schema errors name the field", "[io]") {
   CHECK_THROWS_WITH(parse_input_role("random"), Contains("fixed, design, aleatoric or epistemic"));
 }
 
-TEST_CASE("a finished complete file is converted for HDF5 1.8 readers; resuming it does nothing",
+TEST_CASE("a finished complete file is converted for HDF5 1.8 readers; resuming it is refused",
           "[io]") {
   scratch_dir dir;
   const auto path = dir / "finished.h5";
   auto writer = ensemble_writer::create(path, test_schema());
   write_samples(writer, 30);
-  CHECK(superblock_version(path) == 3);  // SWMR writing needs the 1.10 format
+  CHECK(superblock_version(unfinished_path(path)) == 3);  // SWMR writing needs the 1.10 format
   write_samples(writer, 60);
   writer.finish("2024-05-01T12:05:00Z");
   CHECK(superblock_version(path) <= 2);
   CHECK_THROWS_AS(writer.append(test_block(test_schema(), 60, 1)), std::logic_error);
 
-  auto again = ensemble_writer::resume(path, test_schema());
-  CHECK(again.completed() == 60);
-  again.finish("2024-05-01T12:06:00Z");
+  CHECK_THROWS_WITH(ensemble_writer::resume(path, test_schema()),
+                    Contains("finished.h5") && Contains("the run is finished (all 60 samples") &&
+                        Contains("nothing to resume"));
   const auto e = read_ensemble(path);
   check_values(e, 60);
-  CHECK(e.schema.metadata.end_time == "2024-05-01T12:06:00Z");
+  CHECK(e.schema.metadata.end_time == "2024-05-01T12:05:00Z");
 }
 
 TEST_CASE("a finish interrupted before its rename leaves a file that resumes and finishes",
@@ -697,17 +700,154 @@ TEST_CASE("chunks compressed off the writer read back as the same values", "[io]
   CHECK(whole.filtered_chunks.empty());
 }
 
+TEST_CASE("a write that fails (file size limit) exits cleanly, keeps what was complete, resumes bit-identical",
+          "[io]") {
+  scratch_dir dir;
+  constexpr std::size_t samples = 3000;
+  const auto reference = read_ensemble(write_uninterrupted(dir, samples));
+  const auto path = dir / "limited.h5";
+  std::ofstream(path) << "the previous result";
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // EFBIG from write(), as on a full disk, instead of the SIGXFSZ that would kill the child.
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{256 * 1024, 256 * 1024};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(4);
+    int code = 5;
+    try {
+      auto writer = ensemble_writer::create(path, test_schema(samples));
+      write_samples(writer, samples, 50);
+    } catch (const ensemble_error& e) {
+      const std::string what = e.what();
+      code = what.find("cannot write samples") != std::string::npos && what.find("--resume") != std::string::npos ? 10
+                                                                                                                : 6;
+    } catch (...) {
+      code = 7;
+    }
+    // exit, not _exit: the exit handlers run, where closing the failed file used to fault.
+    std::exit(code);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 10);
+
+  // The previous result is untouched; the samples written before the failure are complete.
+  std::ifstream previous(path);
+  CHECK(std::string(std::istreambuf_iterator<char>(previous), {}) == "the previous result");
+  const auto partial = read_ensemble(unfinished_path(path));
+  CHECK(partial.rows > 0);
+  CHECK(partial.rows < samples);
+  CHECK(partial.rows % 50 == 0);
+  check_values(partial, partial.rows);
+
+  auto writer = ensemble_writer::resume(path, test_schema(samples));
+  CHECK(writer.completed() == partial.rows);
+  write_samples(writer, samples, 50);
+  writer.finish("2024-05-01T12:05:00Z");
+  CHECK_FALSE(std::filesystem::exists(unfinished_path(path)));
+  check_identical(read_ensemble(path), reference);
+}
+
+TEST_CASE("a run that stops before its first sample leaves the previous file as it was", "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "kept.h5";
+  std::ofstream(path) << "the previous result";
+  { auto writer = ensemble_writer::create(path, test_schema()); }
+  std::ifstream previous(path);
+  CHECK(std::string(std::istreambuf_iterator<char>(previous), {}) == "the previous result");
+  CHECK_FALSE(std::filesystem::exists(unfinished_path(path)));
+  // Closed with samples written, the run replaces it.
+  auto writer = ensemble_writer::create(path, test_schema());
+  write_samples(writer, 14);
+  writer.close();
+  CHECK(read_ensemble(path).rows == 14);
+}
+
+namespace {
+
+std::vector<char> file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::filesystem::path& path, const std::vector<char>& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Offset of the size field of the first object of the first global heap collection (where
+// variable-length strings live): "GCOL", version, 3 reserved, 8-byte collection size, then
+// per object index (2), references (2), reserved (4), size (8).
+std::size_t first_heap_object_size(const std::vector<char>& bytes) {
+  const std::string_view view(bytes.data(), bytes.size());
+  const auto at = view.find(std::string_view("GCOL\x01\0\0\0", 8));
+  REQUIRE(at != std::string_view::npos);
+  return at + 16 + 8;
+}
+
+}  // namespace
+
+TEST_CASE("damaged files are a clear error at once, never a hang or a crash", "[io]") {
+  scratch_dir dir;
+  const auto good = write_uninterrupted(dir);
+  const auto bytes = file_bytes(good);
+
+  SECTION("a flipped byte in the superblock fails its checksum") {
+    auto damaged = bytes;
+    REQUIRE(damaged.size() > 48);
+    damaged[20] = static_cast<char>(damaged[20] ^ 0x01);  // the end-of-file address, checksummed
+    const auto path = dir / "superblock.h5";
+    write_bytes(path, damaged);
+    CHECK_THROWS_WITH(read_ensemble(path), Contains("superblock.h5") && Contains("checksum"));
+    CHECK_THROWS_AS(file_format(path), hdf5::error);
+    CHECK_THROWS(ensemble_writer::resume(path, test_schema()));
+  }
+  SECTION("a changed string length in the global heap") {
+    for (const int flip : {0x08, 0x40, 0x80}) {  // each changes the padded size
+      auto damaged = bytes;
+      const std::size_t at = first_heap_object_size(damaged);
+      damaged[at] = static_cast<char>(damaged[at] ^ flip);
+      const auto path = dir / "heap.h5";
+      write_bytes(path, damaged);
+      CHECK_THROWS_WITH(read_ensemble(path), Contains("heap.h5") && Contains("damaged file") && Contains("global heap"));
+      CHECK_THROWS_AS(file_format(path), hdf5::error);
+      CHECK_THROWS_AS(ensemble_writer::resume(path, test_schema()), hdf5::error);
+    }
+  }
+  SECTION("status codes and shapes are checked before they are trusted") {
+    const auto path = dir / "codes.h5";
+    std::filesystem::copy_file(good, path);
+    {
+      hdf5::file f(path, hdf5::file_mode::read_write, {.latest_format = false});
+      f.open_dataset("status").write_rows(5, std::vector<std::int32_t>{7});
+      f.close();
+    }
+    CHECK_THROWS_WITH(read_ensemble(path), Contains("/status[5] = 7"));
+    const auto samples = dir / "samples.h5";
+    std::filesystem::copy_file(good, samples);
+    {
+      hdf5::file f(samples, hdf5::file_mode::read_write, {.latest_format = false});
+      f.open_group("metadata").set_attribute("samples", std::uint64_t{0});
+      f.close();
+    }
+    CHECK_THROWS_WITH(read_ensemble(samples), Contains("damaged file") && Contains("metadata.samples"));
+  }
+}
+
 TEST_CASE("python3-h5py reads the ensemble without contactuq", "[io][python]") {
   scratch_dir dir;
   const auto finished = dir / "finished.h5";
-  const auto interrupted = dir / "interrupted.h5";
+  const auto interrupted_result = dir / "interrupted.h5";
+  const auto interrupted = unfinished_path(interrupted_result);  // where a killed run leaves it
   {
     auto writer = ensemble_writer::create(finished, test_schema(), {.chunk_rows = 16});
     write_precompressed(writer, 60);
     writer.finish("2024-05-01T12:05:00Z");
   }
   REQUIRE(killed(in_child([&] {
-    auto writer = ensemble_writer::create(interrupted, test_schema());
+    auto writer = ensemble_writer::create(interrupted_result, test_schema());
     write_samples(writer, 35);
     ::raise(SIGKILL);
   })));

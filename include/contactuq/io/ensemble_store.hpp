@@ -161,25 +161,38 @@ struct ensemble_block {
 // NaN, status not_run, messages empty.
 ensemble_block make_block(const ensemble_schema& schema, std::size_t first, std::size_t size);
 
+// Where an unfinished run of the result `path` is written: `path` + ".part". finish() and
+// close() move it to `path`; a run that is killed or whose writes fail leaves it there, and
+// ensemble_writer::resume(path) continues it.
+std::filesystem::path unfinished_path(const std::filesystem::path& path);
+
 class ensemble_writer {
  public:
-  // Creates the ensemble file for `schema`, replacing one at `path`; no sample written yet.
-  // The file is built as `path` + ".new" and renamed, so a crash never leaves half a file.
+  // Creates the ensemble file for `schema`, to replace one at `path`; no sample written yet.
+  // It is written at unfinished_path(path) (built there under a temporary name and renamed,
+  // so a crash never leaves half a file) and moved to `path` by finish() or close(): until
+  // then a file at `path` stays as it was. Another process writing either name: ensemble_error.
   static ensemble_writer create(const std::filesystem::path& path, const ensemble_schema& schema,
                                 const ensemble_options& options = {});
   // Reopens a file written (perhaps partly, perhaps by a process that was killed) for the same
   // study: its study text, names, units and N must equal those of `schema`, else
   // ensemble_error. Rows after the complete ones are dropped; completed() says where to go on.
   // The start time, host and thread count of the first run stay; each resume is logged in
-  // /metadata/resume_log. Throws ensemble_error if there is no file or another process is
-  // writing it. `options` apply to create only: a resumed file keeps its chunks and widths.
+  // /metadata/resume_log. Continues unfinished_path(path) if there is one, else `path` in
+  // place. Throws ensemble_error if there is no file, another process is writing it, or every
+  // sample is in it already (a finished run). `options` apply to create only: a resumed file
+  // keeps its chunks and widths.
   static ensemble_writer resume(const std::filesystem::path& path, const ensemble_schema& schema,
                                 const ensemble_options& options = {});
 
   ensemble_writer(ensemble_writer&&) noexcept;
   ensemble_writer& operator=(ensemble_writer&&) noexcept;
-  // Closes the file as it is (interrupted run: resume continues it).
+  // close(), errors swallowed (the file then stays at unfinished_path(path)).
   ~ensemble_writer();
+  // Closes the file as it is (an interrupted run: resume continues it) and moves it to
+  // path(); one that create() made and no sample reached is removed instead, leaving path()
+  // as it was. The writer is then closed.
+  void close();
 
   const ensemble_schema& schema() const noexcept;
   const std::filesystem::path& path() const noexcept;
@@ -190,7 +203,9 @@ class ensemble_writer {
 
   // Writes `block`, whose first sample must be completed() (plus shard_first in a shard file),
   // and flushes it to disk; throws
-  // std::invalid_argument if the block's shape or position is wrong.
+  // std::invalid_argument if the block's shape or position is wrong. A failed write (disk
+  // full, file size limit) throws ensemble_error and closes the writer without touching the
+  // file again: it keeps the samples of every earlier append, for resume.
   void append(const ensemble_block& block);
   // Compresses the block's chunks into block.filtered_chunks when the block is exactly one
   // whole chunk (first a multiple of chunk_rows(), size chunk_rows()), so that the costly
@@ -206,9 +221,10 @@ class ensemble_writer {
  private:
   struct impl;
   bool is_whole_chunk(const ensemble_block& block) const;
+  void write_block(const ensemble_block& block);
   explicit ensemble_writer(std::unique_ptr<impl> state);
   static ensemble_writer open(std::unique_ptr<impl> state, const ensemble_schema& schema,
-                              bool resuming);
+                              bool resuming, const std::filesystem::path& built = {});
   std::unique_ptr<impl> impl_;
 };
 

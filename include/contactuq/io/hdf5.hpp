@@ -88,6 +88,10 @@ class node {
  public:
   id_type id() const noexcept { return handle_.get(); }
   const std::string& file_name() const noexcept { return file_; }
+  // Lets go of the identifier without closing it, e.g. after a failed write, when closing
+  // would make HDF5 write its cached metadata again. HDF5 runs no cleanup at exit (see
+  // hdf5.cpp), so the object is never closed.
+  void forget() noexcept { handle_.release(); }
   const std::string& path() const noexcept { return path_; }
 
   bool has_attribute(std::string_view name) const;

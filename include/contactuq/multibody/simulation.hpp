@@ -23,7 +23,7 @@
 namespace contactuq::multibody {
 
 struct simulation_options {
-  double end_time = 0.06;             ///< t_n [s], > 0 (Table 3: 60 ms)
+  double end_time = 0.06;             ///< t_n [s], > 0, <= 1e7 sample_interval (Table 3: 60 ms)
   double max_step = 1e-4;             ///< H_max [s], > 0 (Table 3)
   double contact_step = 1e-5;         ///< H_contact [s], in (0, max_step] (Table 3)
   double penetration_tolerance = 1e-6;  ///< delta_0 [m], > 0 (Table 3)
