@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "commands.hpp"
+#include "contactuq/paths.hpp"
 #include "contactuq/study/impact_study.hpp"
 
 namespace contactuq::cli {
@@ -52,9 +53,8 @@ void add_impact_command(CLI::App& app, int& exit_code) {
   sub->add_option("-o,--output", o->output, "Write every impact to OUT.csv (default: the study's [output] file)");
   sub->add_flag("--force", o->force, "Replace existing output files");
   sub->callback([o, &exit_code] {
-    const char* env = std::getenv("CONTACTUQ_DATA");
     const auto doc = io::study_document::load(o->study);
-    const auto opt = study::read_impact_study(doc, env ? env : CONTACTUQ_DATA_DIR);
+    const auto opt = study::read_impact_study(doc, data_dir().string());
     // The output is checked and its directory made before the impacts run, not after.
     std::string output = o->output;
     if (output.empty() && doc.root().has("output")) output = doc.root().table("output").string_or("file", "");

@@ -4,13 +4,20 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <exception>
+#include <functional>
+#include <string>
 #include <new>
 
 #include "commands.hpp"
+#include "contactuq/paths.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"contactuq: robust design and uncertainty quantification for mechanisms with contacts"};
-  app.set_version_flag("--version", "contactuq " CONTACTUQ_VERSION);
+  // The version and where this executable finds its data and Python package (paths.hpp).
+  app.set_version_flag("--version", std::function<std::string()>([] {
+    return fmt::format("contactuq {}\ndata: {}\npython: {}", CONTACTUQ_VERSION, contactuq::data_dir().string(),
+                       contactuq::python_dir().string());
+  }));
   app.require_subcommand(1);
   int exit_code = 0;
   contactuq::cli::add_curve_command(app, exit_code);

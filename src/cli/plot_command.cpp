@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/paths.hpp"
 
 namespace contactuq::cli {
 namespace {
@@ -28,11 +29,6 @@ std::string python_interpreter() {
   return "python3";
 }
 
-// Where the contactuq Python package lives: $CONTACTUQ_PYTHON_DIR, else the source tree.
-std::string python_dir() {
-  if (const char* env = std::getenv("CONTACTUQ_PYTHON_DIR"); env && *env) return env;
-  return CONTACTUQ_PYTHON_DIR;
-}
 
 // Runs the program with these arguments (no shell) and returns its exit status. Its stderr
 // goes to a temporary file, passed on afterwards, except that a Python traceback becomes one
@@ -115,7 +111,7 @@ void add_plot_command(CLI::App& app, int& exit_code) {
       outdir = std::filesystem::path(o->file);
       outdir.replace_filename(outdir.stem().string() + "_plots");
     }
-    const std::string dir = python_dir();
+    const std::string dir = python_dir().string();
     const std::string old = std::getenv("PYTHONPATH") ? std::getenv("PYTHONPATH") : "";
     setenv("PYTHONPATH", (old.empty() ? dir : fmt::format("{}:{}", dir, old)).c_str(), 1);
     setenv("MPLBACKEND", "Agg", 0);

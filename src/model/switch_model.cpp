@@ -1,4 +1,5 @@
 #include "contactuq/model/switch_model.hpp"
+#include "contactuq/paths.hpp"
 
 #include <fmt/format.h>
 
@@ -109,10 +110,7 @@ const law_parameter* find_law_parameter(std::string_view input) {
   return nullptr;
 }
 
-std::string data_dir_default() {
-  if (const char* env = std::getenv("CONTACTUQ_DATA")) return env;
-  return CONTACTUQ_DATA_DIR;
-}
+std::string data_dir_default() { return contactuq::data_dir().string(); }
 
 }  // namespace
 

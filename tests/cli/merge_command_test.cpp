@@ -102,11 +102,13 @@ bool run_and_kill(const std::string& study, const std::string& shard, const std:
           "1", "-q", static_cast<char*>(nullptr));
     _exit(127);
   }
+  // A run writes PART.part until it finishes (io/ensemble_store.hpp).
+  const fs::path working = fs::path(part + ".part");
   for (int i = 0; i < 400; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (fs::exists(part)) {
+    if (fs::exists(working)) {
       try {
-        if (io::read_ensemble(part, {.curves = false}).rows > 0) break;
+        if (io::read_ensemble(working, {.curves = false}).rows > 0) break;
       } catch (const std::exception&) {
         // Not readable yet: the file is being created.
       }
@@ -129,18 +131,19 @@ TEST_CASE("three shards, one killed and resumed, merge into the bits of one run"
   const bool killed = run_and_kill(study, "2/3", d / "part_2.h5");
   if (!killed) WARN("shard 2/3 finished before it could be killed; its resume has nothing to do");
   if (killed) {
-    const io::ensemble partial = io::read_ensemble(d / "part_2.h5", {.curves = false});
+    const io::ensemble partial = io::read_ensemble(d / "part_2.h5.part", {.curves = false});
     CHECK(partial.rows < 1500);
+    CHECK_FALSE(fs::exists(d / "part_2.h5"));
     // An unfinished part is refused, with the command that finishes it.
-    const cli_result early = run_cli("merge " + (d / "part_1.h5") + " " + (d / "part_2.h5") + " -o " +
+    const cli_result early = run_cli("merge " + (d / "part_1.h5") + " " + (d / "part_2.h5.part") + " -o " +
                                      (d / "early.h5"));
     CHECK(early.exit_code != 0);
     CHECK_THAT(early.output, Contains("shard 2/3 is unfinished") && Contains("--shard 2/3") && Contains("--resume"));
+    const cli_result resumed = run_cli("run " + study + " --shard 2/3 -o " + (d / "part_2.h5") + " -j 2 --resume");
+    INFO(resumed.output);
+    REQUIRE(resumed.exit_code == 0);
+    CHECK_THAT(resumed.output, Contains("1500 samples, shard 2/3"));
   }
-  const cli_result resumed = run_cli("run " + study + " --shard 2/3 -o " + (d / "part_2.h5") + " -j 2 --resume");
-  INFO(resumed.output);
-  REQUIRE(resumed.exit_code == 0);
-  CHECK_THAT(resumed.output, Contains("1500 samples, shard 2/3"));
   REQUIRE(run_cli("run " + study + " --shard 3/3 -o " + (d / "part_3.h5") + " -j 1 -q").exit_code == 0);
 
   const io::ensemble part = io::read_ensemble(d / "part_3.h5", {.curves = false});
