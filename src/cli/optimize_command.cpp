@@ -13,10 +13,10 @@
 #include <optional>
 
 #include "commands.hpp"
-#include "contactuq/io/optimization_store.hpp"
+#include "contactuq/opt/optimization_store.hpp"
 #include "contactuq/model/registry.hpp"
 #include "contactuq/opt/epistemic.hpp"
-#include "contactuq/study/optimization_study.hpp"
+#include "contactuq/opt/optimization_study.hpp"
 
 // Last: <signal.h> defines macros (e.g. si_value) that could clash with names in our headers.
 #include <csignal>
@@ -71,7 +71,7 @@ class progress_printer {
   clock::time_point last_ = start_;
 };
 
-std::size_t planned_evaluations(const study::optimization_study& s, std::size_t models) {
+std::size_t planned_evaluations(const opt::optimization_study& s, std::size_t models) {
   const auto& o = s.optimizer;
   const std::size_t d = s.base.design_variables().size();
   const auto local = [&](opt::algorithm a) {
@@ -84,7 +84,7 @@ std::size_t planned_evaluations(const study::optimization_study& s, std::size_t 
   return models * one + (models > 1 ? models * models + models * one : models);
 }
 
-void print_results(const study::optimization_study& s, const io::optimization_schema& schema,
+void print_results(const opt::optimization_study& s, const opt::optimization_schema& schema,
                    const opt::epistemic_result& r) {
   const auto value = [](double v) { return fmt::format("{:.6g}", v); };
   for (std::size_t i = 0; i < r.optima.size(); ++i) {
@@ -176,7 +176,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
   sub->callback([o, &exit_code] {
     model::register_builtin_models();
     const auto doc = io::study_document::load(o->study);
-    const study::optimization_study s = study::read_optimization_study(doc);
+    const opt::optimization_study s = opt::read_optimization_study(doc);
     const std::filesystem::path out =
         o->output.empty() ? std::filesystem::path(o->study).filename().replace_extension(".h5")
                           : std::filesystem::path(o->output);
@@ -193,7 +193,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     else
       for (const auto& c : s.base.cases) models.emplace_back(c.label, c.model);
 
-    io::optimization_schema schema;
+    opt::optimization_schema schema;
     schema.study_text = doc.text();
     schema.study_path = o->study;
     for (std::size_t j : s.base.design_variables()) {
@@ -226,7 +226,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
 
     std::vector<opt::evaluation_record> replay;
     if (o->resume) {
-      auto previous = io::read_optimization(out);
+      auto previous = opt::read_optimization(out);
       if (previous.schema.study_text != doc.text())
         throw io::ensemble_error(
             fmt::format("cannot resume {}: it was written for a different study; run without "
@@ -235,7 +235,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
       replay = std::move(previous.history);
     }
     const std::size_t in_file = replay.size();
-    io::optimization_writer writer = io::optimization_writer::create(out, schema);
+    opt::optimization_writer writer = opt::optimization_writer::create(out, schema);
     opt::history log(std::move(replay));
     progress_printer progress(planned_evaluations(s, models.size()));
     log.on_records = [&](std::span<const opt::evaluation_record> records) {

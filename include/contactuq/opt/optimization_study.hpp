@@ -28,10 +28,10 @@
 #include "contactuq/opt/robust_objective.hpp"
 #include "contactuq/study/ensemble_study.hpp"
 
-namespace contactuq::study {
+namespace contactuq::opt {
 
 struct optimization_study {
-  ensemble_study base;  ///< model, inputs (with the design variables) and the CRN sampling
+  study::ensemble_study base;  ///< model, inputs (with the design variables) and the CRN sampling
   std::vector<opt::objective> objectives;
   std::vector<opt::constraint> constraints;
   opt::optimizer_options optimizer;
@@ -44,4 +44,4 @@ struct optimization_study {
 // file, line and key.
 optimization_study read_optimization_study(const io::study_document& doc);
 
-}  // namespace contactuq::study
+}  // namespace contactuq::opt

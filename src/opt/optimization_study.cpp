@@ -1,11 +1,11 @@
-#include "contactuq/study/optimization_study.hpp"
+#include "contactuq/opt/optimization_study.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
-namespace contactuq::study {
+namespace contactuq::opt {
 
 namespace u = units;
 
@@ -106,7 +106,7 @@ opt::optimizer_options read_options(const io::study_table& t) {
 }  // namespace
 
 optimization_study read_optimization_study(const io::study_document& doc) {
-  optimization_study s{read_ensemble_study(doc, {.design_inputs = true}), {}, {}, {}};
+  optimization_study s{study::read_ensemble_study(doc, {.design_inputs = true}), {}, {}, {}};
   const io::study_table root = doc.root();
   if (s.base.design_variables().empty())
     root.table("parameters").fail("no parameter has role \"design\": there is nothing to optimise");
@@ -152,4 +152,4 @@ optimization_study read_optimization_study(const io::study_document& doc) {
   return s;
 }
 
-}  // namespace contactuq::study
+}  // namespace contactuq::opt

@@ -1,4 +1,4 @@
-#include "contactuq/io/optimization_store.hpp"
+#include "contactuq/opt/optimization_store.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,10 @@
 #include "contactuq/error.hpp"
 #include "contactuq/io/hdf5.hpp"
 
-namespace contactuq::io {
+namespace contactuq::opt {
+
+namespace hdf5 = io::hdf5;
+using io::ensemble_error;
 
 namespace {
 
@@ -381,4 +384,4 @@ optimization_file read_optimization(const std::filesystem::path& path) {
   return out;
 }
 
-}  // namespace contactuq::io
+}  // namespace contactuq::opt

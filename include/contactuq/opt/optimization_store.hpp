@@ -23,7 +23,7 @@
 #include "contactuq/opt/epistemic.hpp"
 #include "contactuq/opt/optimizer.hpp"
 
-namespace contactuq::io {
+namespace contactuq::opt {
 
 // What the file holds besides the history.
 struct optimization_schema {
@@ -82,4 +82,4 @@ struct optimization_file {
 // Throws hdf5::error or ensemble_error (not an optimisation file).
 optimization_file read_optimization(const std::filesystem::path& path);
 
-}  // namespace contactuq::io
+}  // namespace contactuq::opt
