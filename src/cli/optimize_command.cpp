@@ -196,6 +196,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     opt::optimization_schema schema;
     schema.study_text = doc.text();
     schema.study_path = o->study;
+    schema.model = s.base.model.name();
     for (std::size_t j : s.base.design_variables()) {
       schema.design_names.push_back(s.base.inputs[j].name);
       schema.design_units.push_back(s.base.inputs[j].unit);

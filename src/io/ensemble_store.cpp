@@ -217,6 +217,8 @@ ensemble_metadata read_metadata(const hdf5::file& f) {
   // Files of format version 1 written before epistemic cases existed have one implicit case.
   if (g.has_attribute("epistemic_cases")) m.epistemic_cases = g.strings_attribute("epistemic_cases");
   if (g.has_attribute("pick_freeze_inputs")) m.pick_freeze_inputs = g.numeric_attribute<std::uint64_t>("pick_freeze_inputs");
+  if (f.has_attribute("method")) m.method = f.string_attribute("method");
+  if (f.has_attribute("model")) m.model = f.string_attribute("model");
   return m;
 }
 
@@ -464,6 +466,9 @@ void write_empty_ensemble(const std::filesystem::path& path, const ensemble_sche
   hdf5::file f(path, hdf5::file_mode::create);
   f.set_attribute("format", format_name);
   f.set_attribute("format_version", format_version);
+  f.set_attribute("method", !s.metadata.method.empty() ? s.metadata.method
+                            : s.metadata.epistemic_cases.empty() ? "sample" : "nested");
+  f.set_attribute("model", s.metadata.model);
   f.write_text("study", s.metadata.study_text);
   auto metadata = f.create_group("metadata");
   write_metadata(metadata, s.metadata);

@@ -53,6 +53,8 @@ void write_pinslot_h5(const std::string& path, const std::string& study_text, co
   h5::file f(path, h5::file_mode::create);
   f.set_attribute("format", "contactuq-pinslot");
   f.set_attribute("format_version", std::int32_t{1});
+  f.set_attribute("method", "evaluate");  // one deterministic run per labelled case
+  f.set_attribute("model", "pinslot");
   f.set_attribute("title", title);
   f.write_text("study", study_text);
   auto cases = f.create_group("cases");

@@ -102,6 +102,11 @@ struct ensemble_metadata {
   // d of a Saltelli pick-freeze design (uq/sensitivity.hpp) over the d aleatoric inputs: each
   // case's rows are then N (d + 2) evaluations in pick_freeze_layout order; 0: a plain design.
   std::size_t pick_freeze_inputs = 0;
+  // Root attributes of every result file (docs/hdf5-schema.md): the study's method ("sample",
+  // "nested", "sweep"; "" writes "nested" with epistemic cases, else "sample") and the
+  // registered model's name. Files written before they existed read back "".
+  std::string method;
+  std::string model;
 
   std::size_t cases() const noexcept { return epistemic_cases.empty() ? 1 : epistemic_cases.size(); }
   std::size_t aleatoric_samples() const noexcept { return samples / cases(); }
