@@ -9,7 +9,7 @@
 
 #include "contactuq/model/registry.hpp"
 #include "contactuq/opt/robust_objective.hpp"
-#include "contactuq/study/optimization_study.hpp"
+#include "contactuq/opt/optimization_study.hpp"
 
 using namespace contactuq;
 
@@ -82,7 +82,7 @@ max = "1 %"
 opt::robust_problem receptacle_problem(int samples) {
   model::register_builtin_models();
   const auto s =
-      study::read_optimization_study(io::study_document::parse(study_text(samples), "bench.toml"));
+      opt::read_optimization_study(io::study_document::parse(study_text(samples), "bench.toml"));
   return opt::make_robust_problem(s.base, s.base.model, s.objectives, s.constraints);
 }
 

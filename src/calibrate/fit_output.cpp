@@ -72,7 +72,7 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   file.set_attribute("format", "contactuq-fit");
   file.set_attribute("format_version", std::int64_t{1});
   file.set_attribute("method", "calibrate");
-  file.set_attribute("model", "receptacle_pin");
+  file.set_attribute("model", "receptacle_pin");  // the fit's model (fit_study.hpp)
   file.set_attribute("title", study.title);
   file.set_attribute("study_path", doc.file());
   file.set_attribute("contactuq_version", CONTACTUQ_VERSION);

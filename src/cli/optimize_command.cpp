@@ -14,10 +14,10 @@
 #include <optional>
 
 #include "commands.hpp"
-#include "contactuq/io/optimization_store.hpp"
+#include "contactuq/opt/optimization_store.hpp"
 #include "contactuq/model/registry.hpp"
 #include "contactuq/opt/epistemic.hpp"
-#include "contactuq/study/optimization_study.hpp"
+#include "contactuq/opt/optimization_study.hpp"
 
 // Last: <signal.h> defines macros (e.g. si_value) that could clash with names in our headers.
 #include <csignal>
@@ -58,7 +58,7 @@ class progress_printer {
   clock::time_point last_ = start_;
 };
 
-std::size_t planned_evaluations(const study::optimization_study& s, std::size_t models) {
+std::size_t planned_evaluations(const opt::optimization_study& s, std::size_t models) {
   const auto& o = s.optimizer;
   const std::size_t d = s.base.design_variables().size();
   const auto local = [&](opt::algorithm a) {
@@ -71,7 +71,7 @@ std::size_t planned_evaluations(const study::optimization_study& s, std::size_t 
   return models * one + (models > 1 ? 3 * models * models + models * one : models);
 }
 
-void print_results(const study::optimization_study& s, const io::optimization_schema& schema,
+void print_results(const opt::optimization_study& s, const opt::optimization_schema& schema,
                    const opt::epistemic_result& r) {
   const auto value = [](double v) { return fmt::format("{:.6g}", v); };
   for (std::size_t i = 0; i < r.optima.size(); ++i) {
@@ -172,7 +172,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
   sub->callback([o, &exit_code] {
     model::register_builtin_models();
     const auto doc = io::study_document::load(o->study);
-    const study::optimization_study s = study::read_optimization_study(doc);
+    const opt::optimization_study s = opt::read_optimization_study(doc);
     const std::filesystem::path out =
         o->output.empty() ? std::filesystem::path(o->study).filename().replace_extension(".h5")
                           : std::filesystem::path(o->output);
@@ -182,13 +182,13 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
     std::optional<tbb::global_control> limit;
     if (o->threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o->threads);
 
-    const auto models = study::optimization_models(s);
-    io::optimization_schema schema = study::optimization_schema_of(s, doc, threads);
+    const auto models = opt::optimization_models(s);
+    opt::optimization_schema schema = opt::optimization_schema_of(s, doc, threads);
     schema.study_path = o->study;
     std::vector<opt::evaluation_record> replay;
-    if (o->resume) replay = study::resume_history(out, doc);
+    if (o->resume) replay = opt::resume_history(out, doc);
     const std::size_t in_file = replay.size();
-    io::optimization_writer writer = io::optimization_writer::create(out, schema);
+    opt::optimization_writer writer = opt::optimization_writer::create(out, schema);
     opt::history log(std::move(replay));
     progress_printer progress(planned_evaluations(s, models.size()));
     log.on_records = [&](std::span<const opt::evaluation_record> records) {

@@ -244,6 +244,8 @@ ensemble_metadata read_metadata(const hdf5::file& f) {
     m.shard_first = g.numeric_attribute<std::uint64_t>("shard_first");
     m.plan_samples = g.numeric_attribute<std::uint64_t>("plan_samples");
   }
+  if (f.has_attribute("method")) m.method = f.string_attribute("method");
+  if (f.has_attribute("model")) m.model = f.string_attribute("model");
   return m;
 }
 
@@ -566,6 +568,9 @@ void write_empty_ensemble(const std::filesystem::path& path, const ensemble_sche
   hdf5::file f(path, hdf5::file_mode::create);
   f.set_attribute("format", format_name);
   f.set_attribute("format_version", format_version);
+  f.set_attribute("method", !s.metadata.method.empty() ? s.metadata.method
+                            : s.metadata.epistemic_cases.empty() ? "sample" : "nested");
+  f.set_attribute("model", s.metadata.model);
   f.write_text("study", s.metadata.study_text);
   auto metadata = f.create_group("metadata");
   write_metadata(metadata, s.metadata);

@@ -8,13 +8,13 @@
 
 namespace contactuq::model {
 
-pinslot_model::pinslot_model(const study::pinslot_setup& setup) : setup_(setup) {
+pinslot_model::pinslot_model(const pinslot_setup& setup) : setup_(setup) {
   setup_.params.validate();
   setup_.simulation.validate();
 }
 
 pinslot_model pinslot_model::from_study(const io::study_table& table) {
-  return pinslot_model(study::read_pinslot_setup(table));
+  return pinslot_model(read_pinslot_setup(table));
 }
 
 std::vector<variable> pinslot_model::inputs() const {

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "contactuq/error.hpp"
-#include "contactuq/study/curve_study.hpp"
+#include "contactuq/model/receptacle_pin_table.hpp"
 
 namespace contactuq::model {
 
@@ -27,10 +27,10 @@ receptacle_pin_model::receptacle_pin_model(const contact::receptacle_pin_params&
 }
 
 receptacle_pin_model receptacle_pin_model::from_study(const io::study_table& table) {
-  const study::receptacle_pin_setup setup = study::read_receptacle_pin_table(table, {"stroke"});
+  const receptacle_pin_setup setup = read_receptacle_pin_table(table, {"stroke"});
   const io::study_table stroke_table = table.table("stroke");
   // Fewer points than a curve study by default: an ensemble evaluates the stroke N times.
-  contact::stroke s = study::read_stroke(stroke_table);
+  contact::stroke s = read_stroke(stroke_table);
   if (!stroke_table.has("points")) s.points = 200;
   if (!s.round_trip) stroke_table.fail("round_trip", "must be true: the hysteresis energy needs the stroke both ways");
   try {
@@ -42,7 +42,7 @@ receptacle_pin_model receptacle_pin_model::from_study(const io::study_table& tab
 
 std::vector<variable> receptacle_pin_model::inputs() const {
   std::vector<variable> v;
-  for (const auto& p : study::receptacle_pin_parameters()) v.push_back({p.name, p.dim, params_.*p.field});
+  for (const auto& p : receptacle_pin_parameters()) v.push_back({p.name, p.dim, params_.*p.field});
   for (std::size_t g = 0; g < groups_.size(); ++g)
     v.push_back({fmt::format("g{}_d0", g + 1), units::length, groups_[g].d0});
   return v;
@@ -62,14 +62,14 @@ std::vector<curve_output> receptacle_pin_model::curves() const {
 
 evaluation receptacle_pin_model::evaluate(std::span<const double> x) const {
   contact::receptacle_pin_params p = params_;
-  const auto& info = study::receptacle_pin_parameters();
+  const auto& info = receptacle_pin_parameters();
   for (std::size_t i = 0; i < n_params; ++i) p.*info[i].field = x[i];
   std::vector<contact::arm_group> groups = groups_;
   for (std::size_t g = 0; g < groups.size(); ++g) groups[g].d0 = x[n_params + g];
 
   const contact::receptacle r(p, groups);
   contact::receptacle_curve curve = contact::evaluate_curve(r, stroke_);
-  const study::curve_summary s = study::summarize(r, curve);
+  const curve_summary s = summarize(r, curve);
 
   double peak_theta = 0.0;
   for (const auto& g : s.groups) peak_theta = std::max(peak_theta, g.peak_theta);

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "contactuq/model/impact_model.hpp"
 #include "contactuq/model/pinslot_model.hpp"
 #include "contactuq/model/receptacle_pin_model.hpp"
 #include "contactuq/model/switch_model.hpp"
@@ -49,6 +50,7 @@ void register_builtin_models() {
   r.factories.try_emplace("receptacle_pin", [](const io::study_table& t) {
     return model(receptacle_pin_model::from_study(t));
   });
+  r.factories.try_emplace("impact", [](const io::study_table& t) { return model(impact_model::from_study(t)); });
   r.factories.try_emplace("pinslot", [](const io::study_table& t) { return model(pinslot_model::from_study(t)); });
   r.factories.try_emplace("switch", [](const io::study_table& t) { return model(switch_model::from_study(t)); });
   r.factories.try_emplace("threaded_insertion", [](const io::study_table& t) { return model(threaded::threaded_insertion_model::from_study(t)); });

@@ -14,7 +14,7 @@
 #include "contactuq/contact/law_registry.hpp"
 #include "contactuq/dynamics/single_impact.hpp"
 #include "contactuq/error.hpp"
-#include "contactuq/study/curve_study.hpp"
+#include "contactuq/model/receptacle_pin_table.hpp"
 
 namespace contactuq::model {
 
@@ -195,7 +195,7 @@ std::vector<variable> switch_model::inputs() const {
   const auto& s = setup_;
   std::vector<variable> v;
   for (const auto& m : mechanism_inputs()) v.push_back({m.name, m.dim, s.params.*m.field});
-  for (const auto& p : study::receptacle_pin_parameters())
+  for (const auto& p : receptacle_pin_parameters())
     v.push_back({p.name, p.dim, s.params.receptacle.*p.field});
   v.push_back({"d0", u::length, s.params.d0});
   v.push_back({"v_t", u::velocity, s.params.v_t});
@@ -241,7 +241,7 @@ dynamics::switch_result switch_model::simulate(std::span<const double> x) const 
   dynamics::switch_params p = s.params;
   std::size_t i = 0;
   for (const auto& m : mechanism_inputs()) p.*m.field = x[i++];
-  for (const auto& q : study::receptacle_pin_parameters()) p.receptacle.*q.field = x[i++];
+  for (const auto& q : receptacle_pin_parameters()) p.receptacle.*q.field = x[i++];
   p.d0 = x[i++];
   p.v_t = x[i++];
   contact::contact_pair pair{s.sphere, s.flat, x[i++], contact::flat_radius};
@@ -317,11 +317,11 @@ switch_model switch_model::from_study(const io::study_table& t, const std::strin
   const io::study_table rt = t.table("receptacle");
   {
     std::vector<std::string_view> keys = {"d0", "arms", "v_t"};
-    for (const auto& p : study::receptacle_pin_parameters()) keys.push_back(p.name);
+    for (const auto& p : receptacle_pin_parameters()) keys.push_back(p.name);
     for (const auto& key : rt.keys())
       if (std::find(keys.begin(), keys.end(), key) == keys.end())
         rt.fail(key, fmt::format("unknown key; allowed keys: {}", fmt::join(keys, ", ")));
-    for (const auto& p : study::receptacle_pin_parameters())
+    for (const auto& p : receptacle_pin_parameters())
       s.params.receptacle.*p.field = std::string_view(p.name) == "theta0"
                                          ? rt.quantity_or(p.name, p.dim, 0.0)
                                          : rt.quantity(p.name, p.dim);

@@ -76,6 +76,10 @@ void write_curve_hdf5(const std::filesystem::path& path, const io::study_documen
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
   h5::file file(path, h5::file_mode::create);
+  file.set_attribute("format", "contactuq-curve");
+  file.set_attribute("format_version", std::int64_t{1});
+  file.set_attribute("method", options.sweep ? "sweep" : "evaluate");
+  file.set_attribute("model", "receptacle_pin");
   auto text = file.write_text("study", study.text());
   text.set_attribute("file", study.file());
   text.set_attribute("title", options.title);

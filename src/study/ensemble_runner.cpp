@@ -233,6 +233,8 @@ io::ensemble_schema ensemble_schema_for(const ensemble_study& study, const io::s
     for (const epistemic_case& c : study.cases) s.metadata.epistemic_cases.push_back(c.label);
   if (study.sampling.sobol) s.metadata.pick_freeze_inputs = study.aleatoric().size();
   s.metadata.replicates = study.sampling.design.replicates;
+  s.metadata.method = study.epistemic.empty() ? "sample" : "nested";
+  s.metadata.model = study.model.name();
   return s;
 }
 

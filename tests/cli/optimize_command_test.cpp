@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "contactuq/io/optimization_store.hpp"
+#include "contactuq/opt/optimization_store.hpp"
 #include "run_cli.hpp"
 
 using namespace contactuq;
@@ -66,7 +66,7 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
   CHECK_THAT(full.output, Contains("model receptacle_pin: optimal") &&
                               Contains("mean+3sd(peak_insertion)") &&
                               Contains("P(peak_withdrawal < 0.00490333 N)") && Contains("regret"));
-  const auto a = io::read_optimization(s / "full.h5");
+  const auto a = opt::read_optimization(s / "full.h5");
   REQUIRE(a.finished);
   REQUIRE(a.history.size() > 40);
   CHECK(a.schema.design_names == std::vector<std::string>{"K", "g1_d0"});
@@ -85,7 +85,7 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
   INFO(part.output);
   CHECK(part.exit_code == 130);
   CHECK_THAT(part.output, Contains("--resume"));
-  const auto b = io::read_optimization(s / "part.h5");
+  const auto b = opt::read_optimization(s / "part.h5");
   CHECK_FALSE(b.finished);
   REQUIRE(b.history.size() > 0);
   REQUIRE(b.history.size() <= 20);
@@ -95,7 +95,7 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
   CHECK_THAT(resumed.output,
              Contains(std::to_string(b.history.size()) + " replayed") &&
                  Contains(std::to_string(a.history.size() - b.history.size()) + " new"));
-  const auto c = io::read_optimization(s / "part.h5");
+  const auto c = opt::read_optimization(s / "part.h5");
   REQUIRE(c.finished);
   REQUIRE(c.history.size() == a.history.size());
   for (std::size_t i = 0; i < a.history.size(); ++i) {
@@ -132,7 +132,7 @@ TEST_CASE(
   INFO(i.output);
   CHECK(i.exit_code == 1);
   CHECK_THAT(i.output, Contains("infeasible") && Contains("least-violating"));
-  const auto f = io::read_optimization(s / "infeasible.h5");
+  const auto f = opt::read_optimization(s / "infeasible.h5");
   REQUIRE(f.finished);
   // The least-violating design is the stiffest: the upper bound of K.
   CHECK(f.best_x(0, 0) == Approx(f.schema.high[0]).epsilon(0.02));

@@ -5,7 +5,7 @@
 
 #include "analytic_models.hpp"
 #include "contactuq/model/registry.hpp"
-#include "contactuq/study/optimization_study.hpp"
+#include "contactuq/opt/optimization_study.hpp"
 
 using namespace contactuq;
 using Catch::Matchers::Contains;
@@ -13,9 +13,9 @@ using Catch::Matchers::Contains;
 namespace {
 
 // x in [-2, 6] from 0, xi ~ U(-0.5, 0.5), minimise mean(y); y = (x - c)^2 + xi.
-study::optimization_study parabola_study(const std::string& algorithm) {
+opt::optimization_study parabola_study(const std::string& algorithm) {
   opt_test::register_models();
-  return study::read_optimization_study(io::study_document::parse(R"([model]
+  return opt::read_optimization_study(io::study_document::parse(R"([model]
 type = "test_shifted_parabola"
 c = 1
 [parameters.x]

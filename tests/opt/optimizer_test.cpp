@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "analytic_models.hpp"
-#include "contactuq/study/optimization_study.hpp"
+#include "contactuq/opt/optimization_study.hpp"
 
 using namespace contactuq;
 using Catch::Matchers::Contains;
@@ -17,13 +17,13 @@ using Catch::Matchers::Contains;
 namespace {
 
 struct setup {
-  study::optimization_study study;
+  opt::optimization_study study;
   opt::robust_problem problem;
 };
 
 setup make(const std::string& optimization, int samples = 64) {
   opt_test::register_models();
-  auto s = study::read_optimization_study(io::study_document::parse(
+  auto s = opt::read_optimization_study(io::study_document::parse(
       opt_test::quadratic_study(optimization, samples), "quadratic.toml"));
   auto p = opt::make_robust_problem(s.base, s.base.model, s.objectives, s.constraints);
   return {std::move(s), std::move(p)};

@@ -8,16 +8,16 @@
 #include <cstring>
 
 #include "analytic_models.hpp"
-#include "contactuq/study/optimization_study.hpp"
+#include "contactuq/opt/optimization_study.hpp"
 
 using namespace contactuq;
 using Catch::Matchers::Contains;
 
 namespace {
 
-study::optimization_study quadratic(const std::string& optimization, int samples = 64) {
+opt::optimization_study quadratic(const std::string& optimization, int samples = 64) {
   opt_test::register_models();
-  return study::read_optimization_study(io::study_document::parse(
+  return opt::read_optimization_study(io::study_document::parse(
       opt_test::quadratic_study(optimization, samples), "quadratic.toml"));
 }
 
@@ -27,7 +27,7 @@ output = "y"
 statistic = "mean"
 )";
 
-opt::robust_problem problem_of(const study::optimization_study& s) {
+opt::robust_problem problem_of(const opt::optimization_study& s) {
   return opt::make_robust_problem(s.base, s.base.model, s.objectives, s.constraints);
 }
 
@@ -208,7 +208,7 @@ statistic = "mean"
   opt_test::register_models();
   std::string text = opt_test::quadratic_study(mean_y);
   text.replace(text.find("value = 0"), 9, "value = 9");
-  CHECK_THROWS_WITH(study::read_optimization_study(io::study_document::parse(text, "q.toml")),
+  CHECK_THROWS_WITH(opt::read_optimization_study(io::study_document::parse(text, "q.toml")),
                     Contains("parameters.x1.value") && Contains("within [low, high]"));
   // `run` evaluates design variables at their start; an [optimization] table is not for it.
   std::string run = opt_test::quadratic_study("");

@@ -112,6 +112,11 @@ struct ensemble_metadata {
   std::size_t shard_count = 0;  ///< K
   std::size_t shard_first = 0;
   std::size_t plan_samples = 0;
+  // Root attributes of every result file (docs/hdf5-schema.md): the study's method ("sample",
+  // "nested", "sweep"; "" writes "nested" with epistemic cases, else "sample") and the
+  // registered model's name. Files written before they existed read back "".
+  std::string method;
+  std::string model;
 
   std::size_t plan() const noexcept { return shard_count > 0 ? plan_samples : samples; }
   std::size_t cases() const noexcept { return epistemic_cases.empty() ? 1 : epistemic_cases.size(); }

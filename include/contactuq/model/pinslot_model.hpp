@@ -25,13 +25,13 @@
 
 #include "contactuq/io/study_file.hpp"
 #include "contactuq/model/model.hpp"
-#include "contactuq/study/pinslot_study.hpp"
+#include "contactuq/model/pinslot_table.hpp"
 
 namespace contactuq::model {
 
 class pinslot_model {
  public:
-  explicit pinslot_model(const study::pinslot_setup& setup);  ///< validates (parameter_error)
+  explicit pinslot_model(const pinslot_setup& setup);  ///< validates (parameter_error)
   static pinslot_model from_study(const io::study_table& table);
 
   std::vector<variable> inputs() const;
@@ -44,7 +44,7 @@ class pinslot_model {
   static constexpr std::size_t curve_stride = 16;
 
  private:
-  study::pinslot_setup setup_;
+  pinslot_setup setup_;
 };
 
 }  // namespace contactuq::model

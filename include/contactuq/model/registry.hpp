@@ -19,7 +19,7 @@ using model_factory = std::function<model(const io::study_table& table)>;
 
 // Adds a factory; throws std::invalid_argument for an empty name or one already registered.
 void register_model(std::string name, model_factory factory);
-// Registers the models contactuq ships ("receptacle_pin", "switch"); calling it again does nothing.
+// Registers the models contactuq ships ("impact", "pinslot", "receptacle_pin", "switch"); calling it again does nothing.
 void register_builtin_models();
 // Registered names, sorted.
 std::vector<std::string> registered_models();

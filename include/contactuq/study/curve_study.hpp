@@ -2,14 +2,13 @@
 // The `curve` study: one receptacle–pin model evaluated along a stroke (forward and back, as in
 // the Appendix B decks of Williams SAND2015-20731), optionally swept over one model parameter.
 
-#include <initializer_list>
 #include <optional>
-#include <string_view>
 #include <string>
 #include <vector>
 
 #include "contactuq/contact/receptacle_pin.hpp"
 #include "contactuq/io/study_file.hpp"
+#include "contactuq/model/receptacle_pin_table.hpp"
 #include "contactuq/units/quantity.hpp"
 
 namespace contactuq::study {
@@ -46,45 +45,18 @@ struct curve_study_options {
   output_units units;
 };
 
-// Names and dimensions of the receptacle–pin model parameters as study files spell them.
-struct parameter_info {
-  const char* name;
-  units::dimension dim;
-  double contact::receptacle_pin_params::*field;
-};
-const std::vector<parameter_info>& receptacle_pin_parameters();
-
-// A receptacle–pin [model] table: type = "receptacle_pin", the parameters of
-// receptacle_pin_parameters() (all required but theta0, default 0) and [[model.arms]] (d0,
-// direction, count). Keys other than these and `extra_keys` are errors; every error names file,
-// line and key.
-struct receptacle_pin_setup {
-  contact::receptacle_pin_params params;
-  std::vector<contact::arm_group> arms;
-};
-receptacle_pin_setup read_receptacle_pin_table(const io::study_table& model,
-                                               std::initializer_list<std::string_view> extra_keys = {});
-// A stroke table: from, to (lengths), points (default 500), v_norm (default 10), round_trip
-// (default true).
-contact::stroke read_stroke(const io::study_table& stroke);
+// The receptacle–pin table lives with the model (model/receptacle_pin_table.hpp); these names
+// keep callers written against study:: compiling.
+using model::curve_summary;
+using model::parameter_info;
+using model::read_receptacle_pin_table;
+using model::read_stroke;
+using model::receptacle_pin_parameters;
+using model::receptacle_pin_setup;
+using model::summarize;
 
 // Reads and validates a curve study; every error names file, line and key.
 curve_study_options read_curve_study(const io::study_document& doc);
-
-// Figures a person looks at first, per sweep case.
-struct curve_summary {
-  struct group {
-    std::optional<double> xc;            ///< displacement at first contact [m]
-    contact::pin_region first_contact = contact::pin_region::none;
-    std::array<double, 4> x_cr{};        ///< critical displacements [m]
-    double peak_theta = 0.0;             ///< largest |theta| over the stroke [rad]
-  };
-  std::vector<group> groups;
-  double peak_insertion = 0.0;    ///< max of -Fx_total over the forward stroke [N]
-  double peak_insertion_x = 0.0;  ///< where it occurs [m]
-  double peak_withdrawal = 0.0;   ///< max of Fx_total over the reverse stroke [N] (0 without one)
-  double peak_withdrawal_x = 0.0;
-};
 
 struct curve_case {
   std::optional<double> sweep_value;  ///< SI value of the swept parameter
@@ -96,7 +68,5 @@ struct curve_case {
 // Evaluates every case of the study (one without a sweep). Throws parameter_error for a swept
 // value the model rejects, model_error where the model has no solution.
 std::vector<curve_case> run_curve_study(const curve_study_options& options);
-
-curve_summary summarize(const contact::receptacle& r, const contact::receptacle_curve& curve);
 
 }  // namespace contactuq::study

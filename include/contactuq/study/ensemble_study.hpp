@@ -122,7 +122,7 @@ struct ensemble_study {
 
 // What a reader accepts beyond an ensemble study.
 struct study_reading {
-  // An [optimization] table at the root (read by study::read_optimization_study), for
+  // An [optimization] table at the root (read by opt::read_optimization_study), for
   // `contactuq optimize`.
   bool design_inputs = false;
 };

@@ -18,24 +18,15 @@
 #include <vector>
 
 #include "contactuq/io/study_file.hpp"
+#include "contactuq/model/pinslot_table.hpp"
 #include "contactuq/multibody/pinslot.hpp"
 
 namespace contactuq::study {
 
-struct pinslot_setup {
-  multibody::pinslot_params params;
-  multibody::simulation_options simulation = multibody::pinslot_simulation_defaults();
-  std::size_t window = 301;  ///< moving-average width [samples], odd (Section 5.2)
-};
-
-// Every key a pinslot [model] table may hold (besides type), sorted.
-std::vector<std::string> pinslot_keys();
-
-// Reads a [model] table of type "pinslot": the joint's Table 1-2 defaults, then the table's keys.
-// `over`: a [[cases]] entry whose keys (label, joint, ...) override the table's. Errors name the
-// file, line and key.
-pinslot_setup read_pinslot_setup(const io::study_table& model,
-                                 const io::study_table* over = nullptr);
+// The [model] table reader lives with the model (model/pinslot_table.hpp).
+using model::pinslot_keys;
+using model::pinslot_setup;
+using model::read_pinslot_setup;
 
 struct pinslot_case {
   std::string label;

@@ -1,11 +1,11 @@
-#include "contactuq/study/optimization_study.hpp"
+#include "contactuq/opt/optimization_study.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
-namespace contactuq::study {
+namespace contactuq::opt {
 
 namespace u = units;
 
@@ -106,7 +106,7 @@ opt::optimizer_options read_options(const io::study_table& t) {
 }  // namespace
 
 optimization_study read_optimization_study(const io::study_document& doc) {
-  optimization_study s{read_ensemble_study(doc, {.design_inputs = true}), {}, {}, {}};
+  optimization_study s{study::read_ensemble_study(doc, {.design_inputs = true}), {}, {}, {}};
   const io::study_table root = doc.root();
   if (s.base.design_variables().empty())
     root.table("parameters").fail("no parameter has role \"design\": there is nothing to optimise");
@@ -181,12 +181,13 @@ std::vector<std::pair<std::string, model::model>> optimization_models(const opti
   return models;
 }
 
-io::optimization_schema optimization_schema_of(const optimization_study& s,
+optimization_schema optimization_schema_of(const optimization_study& s,
                                                const io::study_document& doc,
                                                std::size_t threads) {
-  io::optimization_schema schema;
+  optimization_schema schema;
   schema.study_text = doc.text();
   schema.study_path = doc.file();
+  schema.model = s.base.model.name();
   for (std::size_t j : s.base.design_variables()) {
     schema.design_names.push_back(s.base.inputs[j].name);
     schema.design_units.push_back(s.base.inputs[j].unit);
@@ -219,7 +220,7 @@ io::optimization_schema optimization_schema_of(const optimization_study& s,
 
 std::vector<opt::evaluation_record> resume_history(const std::filesystem::path& path,
                                                    const io::study_document& doc) {
-  auto previous = io::read_optimization(path);
+  auto previous = read_optimization(path);
   if (previous.schema.study_text != doc.text())
     throw io::ensemble_error(
         fmt::format("cannot resume {}: it was written for a different study; run without "
@@ -228,4 +229,4 @@ std::vector<opt::evaluation_record> resume_history(const std::filesystem::path& 
   return std::move(previous.history);
 }
 
-}  // namespace contactuq::study
+}  // namespace contactuq::opt

@@ -1,5 +1,5 @@
 // The optimisation file: history readable while written, results at the end.
-#include "contactuq/io/optimization_store.hpp"
+#include "contactuq/opt/optimization_store.hpp"
 
 #include <unistd.h>
 
@@ -11,8 +11,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-io::optimization_schema schema() {
-  io::optimization_schema s;
+opt::optimization_schema schema() {
+  opt::optimization_schema s;
   s.study_text = "title = \"t\"\n";
   s.study_path = "t.toml";
   s.design_names = {"K", "d0"};
@@ -49,13 +49,13 @@ opt::evaluation_record record(std::size_t model, double k) {
 TEST_CASE("optimisation files keep every evaluation, readable before the run finishes") {
   const auto path = std::filesystem::temp_directory_path() /
                     ("contactuq-opt-store-" + std::to_string(::getpid()) + ".h5");
-  auto writer = io::optimization_writer::create(path, schema());
+  auto writer = opt::optimization_writer::create(path, schema());
   const std::vector<opt::evaluation_record> first{record(0, 1.5), record(0, 2.75)};
   writer.append(first);
   writer.append(std::vector<opt::evaluation_record>{record(1, 2.25)});
   CHECK(writer.rows() == 3);
   // Read while the writer still has it open.
-  const auto open = io::read_optimization(path);
+  const auto open = opt::read_optimization(path);
   CHECK_FALSE(open.finished);
   REQUIRE(open.history.size() == 3);
   const auto& r = open.history[1];
@@ -90,7 +90,7 @@ TEST_CASE("optimisation files keep every evaluation, readable before the run fin
   result.regret = Eigen::MatrixXd{{0.0, 0.5}, {1.75, 0.0}};
   result.cross_feasible = Eigen::MatrixXi{{1, 1}, {1, 0}};
   writer.finish(result, "2026-01-01T00:00:00Z");
-  const auto done = io::read_optimization(path);
+  const auto done = opt::read_optimization(path);
   CHECK(done.finished);
   CHECK(done.history.size() == 3);
   CHECK(done.regret == result.regret);

@@ -26,16 +26,16 @@
 #include <utility>
 #include <vector>
 
-#include "contactuq/io/optimization_store.hpp"
+#include "contactuq/opt/optimization_store.hpp"
 #include "contactuq/io/study_file.hpp"
 #include "contactuq/opt/optimizer.hpp"
 #include "contactuq/opt/robust_objective.hpp"
 #include "contactuq/study/ensemble_study.hpp"
 
-namespace contactuq::study {
+namespace contactuq::opt {
 
 struct optimization_study {
-  ensemble_study base;  ///< model, inputs (with the design variables) and the CRN sampling
+  study::ensemble_study base;  ///< model, inputs (with the design variables) and the CRN sampling
   std::vector<opt::objective> objectives;
   std::vector<opt::constraint> constraints;
   opt::optimizer_options optimizer;
@@ -57,7 +57,7 @@ std::vector<std::pair<std::string, model::model>> optimization_models(const opti
 
 // The result file's schema of a study: design variables, objectives and constraints described
 // with their SI units, the models, the algorithm and where and when it runs.
-io::optimization_schema optimization_schema_of(const optimization_study& s,
+optimization_schema optimization_schema_of(const optimization_study& s,
                                                const io::study_document& doc,
                                                std::size_t threads);
 
@@ -66,4 +66,4 @@ io::optimization_schema optimization_schema_of(const optimization_study& s,
 std::vector<opt::evaluation_record> resume_history(const std::filesystem::path& path,
                                                    const io::study_document& doc);
 
-}  // namespace contactuq::study
+}  // namespace contactuq::opt

@@ -1,4 +1,4 @@
-#include "contactuq/io/optimization_store.hpp"
+#include "contactuq/opt/optimization_store.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,10 @@
 #include "contactuq/error.hpp"
 #include "contactuq/io/hdf5.hpp"
 
-namespace contactuq::io {
+namespace contactuq::opt {
+
+namespace hdf5 = io::hdf5;
+using io::ensemble_error;
 
 namespace {
 
@@ -68,6 +71,8 @@ void write_skeleton(const std::filesystem::path& path, const optimization_schema
   hdf5::file f(path, hdf5::file_mode::create);
   f.set_attribute("format", format_name);
   f.set_attribute("format_version", format_version);
+  f.set_attribute("method", "optimize");
+  f.set_attribute("model", s.model);
   f.write_text("study", s.study_text);
   auto meta = f.create_group("metadata");
   meta.set_attribute("study_path", s.study_path);
@@ -318,6 +323,7 @@ optimization_file read_optimization(const std::filesystem::path& path) {
   s.study_text = f.open_dataset("study").read_text();
   const auto meta = f.open_group("metadata");
   s.study_path = meta.string_attribute("study_path");
+  if (f.has_attribute("model")) s.model = f.string_attribute("model");
   s.contactuq_version = meta.string_attribute("contactuq_version");
   s.algorithm = meta.string_attribute("algorithm");
   s.seed = meta.numeric_attribute<std::uint64_t>("seed");
@@ -397,4 +403,4 @@ optimization_file read_optimization(const std::filesystem::path& path) {
   return out;
 }
 
-}  // namespace contactuq::io
+}  // namespace contactuq::opt

@@ -23,7 +23,7 @@
 #include "contactuq/opt/epistemic.hpp"
 #include "contactuq/opt/optimizer.hpp"
 
-namespace contactuq::io {
+namespace contactuq::opt {
 
 // What the file holds besides the history.
 struct optimization_schema {
@@ -39,6 +39,7 @@ struct optimization_schema {
       constraints;  ///< descriptions, e.g. "P(peak_withdrawal < 0.5 N) <= 0.01"
   std::vector<std::string> constraint_units;
   std::vector<std::string> models;  ///< model labels, index = evaluation_record::model
+  std::string model;                ///< the registered model's name (root attribute `model`)
   std::string algorithm;            ///< e.g. "hybrid (de, then slsqp)"
   std::uint64_t seed = 0;
   std::size_t samples = 0;        ///< N of the CRN set
@@ -82,4 +83,4 @@ struct optimization_file {
 // Throws hdf5::error or ensemble_error (not an optimisation file).
 optimization_file read_optimization(const std::filesystem::path& path);
 
-}  // namespace contactuq::io
+}  // namespace contactuq::opt
