@@ -21,6 +21,7 @@ LAYERS = [
     "contact",    # force laws and the receptacle–pin geometry
     "dynamics",   # single impact, switch mechanism (ODE systems with events)
     "multibody",  # planar bodies, joints, the pin-slot set-up
+    "threaded",   # bolt and nut geometry, the threaded-insertion dynamics
     "model",      # the type-erased model, the registry and each concrete model with its table
     "study",      # methods over a model: curve, impact, pinslot, ensembles (sample, nested)
     "opt",        # robust design: measures over a study's ensemble, optimisers, their store

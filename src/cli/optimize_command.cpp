@@ -91,7 +91,7 @@ void print_results(const opt::optimization_study& s, const opt::optimization_sch
       fmt::print(
           "  {:<28} {:>14} {:<10} [{}]{}\n",
           s.constraints[k].what.describe(
-              study::measure_unit(s.base.model, {s.constraints[k].what.output})),
+              opt::measure_unit(s.base.model, {s.constraints[k].what.output})),
           value(o.value.constraints[k]), schema.constraint_units[k], schema.constraints[k],
           std::find(o.active_constraints.begin(), o.active_constraints.end(), k) !=
                   o.active_constraints.end()

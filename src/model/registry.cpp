@@ -10,7 +10,7 @@
 #include "contactuq/model/pinslot_model.hpp"
 #include "contactuq/model/receptacle_pin_model.hpp"
 #include "contactuq/model/switch_model.hpp"
-#include "contactuq/threaded/threaded_insertion_model.hpp"
+#include "contactuq/model/threaded_insertion_model.hpp"
 
 namespace contactuq::model {
 
@@ -53,7 +53,7 @@ void register_builtin_models() {
   r.factories.try_emplace("impact", [](const io::study_table& t) { return model(impact_model::from_study(t)); });
   r.factories.try_emplace("pinslot", [](const io::study_table& t) { return model(pinslot_model::from_study(t)); });
   r.factories.try_emplace("switch", [](const io::study_table& t) { return model(switch_model::from_study(t)); });
-  r.factories.try_emplace("threaded_insertion", [](const io::study_table& t) { return model(threaded::threaded_insertion_model::from_study(t)); });
+  r.factories.try_emplace("threaded_insertion", [](const io::study_table& t) { return model(threaded_insertion_model::from_study(t)); });
 }
 
 std::vector<std::string> registered_models() {

@@ -1,4 +1,4 @@
-#include "contactuq/threaded/threaded_insertion_model.hpp"
+#include "contactuq/model/threaded_insertion_model.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -26,26 +26,26 @@
 #include "contactuq/model/model.hpp"
 #include "contactuq/threaded/threaded_insertion.hpp"
 
-namespace contactuq::threaded {
+namespace contactuq::model {
 
 class threaded_insertion_model {
  public:
   // Validates the nominal parameters (parameter_error naming the input).
-  explicit threaded_insertion_model(insertion_params nominal, int curve_points = 0);
+  explicit threaded_insertion_model(threaded::insertion_params nominal, int curve_points = 0);
   static threaded_insertion_model from_study(const io::study_table& table);
 
-  std::vector<model::variable> inputs() const;
-  std::vector<model::variable> outputs() const;
-  std::vector<model::curve_output> curves() const;
+  std::vector<variable> inputs() const;
+  std::vector<variable> outputs() const;
+  std::vector<curve_output> curves() const;
   bool thread_safe() const { return true; }
   std::string name() const { return "threaded_insertion"; }
-  model::evaluation evaluate(std::span<const double> x) const;
+  evaluation evaluate(std::span<const double> x) const;
   // The parameters of one evaluation at inputs x.
-  insertion_params parameters(std::span<const double> x) const;
+  threaded::insertion_params parameters(std::span<const double> x) const;
 
  private:
-  insertion_params nominal_;
+  threaded::insertion_params nominal_;
   int curve_points_;
 };
 
-}  // namespace contactuq::threaded
+}  // namespace contactuq::model

@@ -1,4 +1,4 @@
-#include "contactuq/threaded/threaded_insertion_model.hpp"
+#include "contactuq/model/threaded_insertion_model.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,9 @@
 #include "contactuq/error.hpp"
 #include "contactuq/units/quantity.hpp"
 
-namespace contactuq::threaded {
+namespace contactuq::model {
+
+using namespace threaded;
 
 namespace u = units;
 
@@ -72,14 +74,14 @@ threaded_insertion_model::threaded_insertion_model(insertion_params nominal, int
           curve_points_, "", "0 or in [2, 100000]");
 }
 
-std::vector<model::variable> threaded_insertion_model::inputs() const {
-  std::vector<model::variable> v;
+std::vector<variable> threaded_insertion_model::inputs() const {
+  std::vector<variable> v;
   insertion_params copy = nominal_;
   for (const auto& f : input_fields()) v.push_back({f.name, f.dim, f.ref(copy)});
   return v;
 }
 
-std::vector<model::variable> threaded_insertion_model::outputs() const {
+std::vector<variable> threaded_insertion_model::outputs() const {
   return {{"success", u::dimensionless},      {"outcome", u::dimensionless},
           {"cross_threaded", u::dimensionless}, {"engagement_margin", u::length},
           {"time_to_engage", u::duration},    {"axial_advance", u::length},
@@ -89,12 +91,12 @@ std::vector<model::variable> threaded_insertion_model::outputs() const {
           {"energy_dissipated", u::energy},   {"max_contacts", u::dimensionless}};
 }
 
-std::vector<model::curve_output> threaded_insertion_model::curves() const {
+std::vector<curve_output> threaded_insertion_model::curves() const {
   if (curve_points_ == 0) return {};
   std::vector<double> fraction(curve_points_);
   for (int i = 0; i < curve_points_; ++i) fraction[i] = static_cast<double>(i) / (curve_points_ - 1);
   const u::dimension dims[] = {u::length, u::angle, u::angle, u::force, u::force * u::length};
-  std::vector<model::curve_output> c;
+  std::vector<curve_output> c;
   for (int k = 0; k < 5; ++k) c.push_back({curve_names[k], dims[k], "run_fraction", u::dimensionless, fraction});
   return c;
 }
@@ -108,9 +110,9 @@ insertion_params threaded_insertion_model::parameters(std::span<const double> x)
   return p;
 }
 
-model::evaluation threaded_insertion_model::evaluate(std::span<const double> x) const {
+evaluation threaded_insertion_model::evaluate(std::span<const double> x) const {
   const insertion_result r = simulate_insertion(parameters(x));
-  model::evaluation e;
+  evaluation e;
   e.outputs = {r.success ? 1.0 : 0.0,
                static_cast<double>(static_cast<int>(r.outcome)),
                r.cross_threaded ? 1.0 : 0.0,
@@ -215,4 +217,4 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   }
 }
 
-}  // namespace contactuq::threaded
+}  // namespace contactuq::model
