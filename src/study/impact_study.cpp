@@ -6,60 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 #include "contactuq/contact/material.hpp"
+#include "contactuq/model/impact_model.hpp"
 
 namespace contactuq::study {
 namespace u = units;
 namespace {
 
-constexpr double infinity = std::numeric_limits<double>::infinity();
-
-struct body {
-  contact::material material;
-  double radius;
-  double mass;
-};
-
-// A body: a material from the table (properties may be overridden) or given in full; a radius
-// or "flat"; a mass or "fixed" (default for a flat: fixed; for a sphere: solid, of its density).
-body read_body(const io::study_table& t, const contact::material_table& materials) {
-  t.allow_only({"material", "radius", "mass", "modulus", "poisson", "yield_strength", "density",
-                "brinell_hardness"});
-  body b;
-  if (t.has("material")) {
-    const std::string name = t.string("material");
-    if (!materials.contains(name))
-      t.fail("material", fmt::format("unknown material; the table has: {}", fmt::join(materials.names(), ", ")));
-    b.material = materials.at(name);
-  } else {
-    b.material.name = t.path();
-    b.material.description = "given in the study";
-  }
-  auto& m = b.material;
-  m.modulus = t.quantity_or("modulus", u::pressure, m.modulus);
-  m.poisson = t.quantity_or("poisson", u::dimensionless, m.poisson);
-  m.yield_strength = t.quantity_or("yield_strength", u::pressure, m.yield_strength);
-  m.density = t.quantity_or("density", u::density, m.density);
-  m.brinell_hardness = t.quantity_or("brinell_hardness", u::dimensionless, m.brinell_hardness);
-  try {
-    m.validate();
-  } catch (const parameter_error& e) {
-    t.fail(e);
-  }
-  const bool flat = t.value_text("radius") == "\"flat\"";
-  b.radius = flat ? contact::flat_radius : t.quantity("radius", u::length);
-  if (!(b.radius > 0)) t.fail("radius", "must be > 0, or \"flat\"");
-  if (t.value_text("mass") == "\"fixed\"" || (flat && !t.has("mass")))
-    b.mass = infinity;
-  else if (t.has("mass"))
-    b.mass = t.quantity("mass", u::mass);
-  else
-    b.mass = m.density * 4.0 / 3.0 * std::numbers::pi * std::pow(b.radius, 3);
-  if (!(b.mass > 0)) t.fail("mass", "must be > 0, or \"fixed\"");
-  return b;
-}
 
 // Approach velocities: a list, or { from, to, points, spacing = "log" | "linear" }.
 std::vector<double> read_velocities(const io::study_table& impact) {
@@ -103,8 +57,8 @@ impact_study_options read_impact_study(const io::study_document& doc, const std:
   const io::study_table impact = root.table("impact");
   impact.allow_only({"approach_velocity", "relative_tolerance", "absolute_tolerance", "max_steps",
                      "integrator", "body_1", "body_2"});
-  const body b1 = read_body(impact.table("body_1"), materials);
-  const body b2 = read_body(impact.table("body_2"), materials);
+  const model::impact_body b1 = model::read_impact_body(impact.table("body_1"), materials);
+  const model::impact_body b2 = model::read_impact_body(impact.table("body_2"), materials);
   if (std::isinf(b1.radius) && std::isinf(b2.radius))
     impact.table("body_2").fail("radius", "two flats cannot impact; give one body a radius");
   if (std::isinf(b1.mass)) impact.table("body_1").fail("mass", "the moving body needs a finite mass");
