@@ -6,7 +6,7 @@ pick-freeze design, bars of the Sobol indices per case."""
 import numpy as np
 
 from .. import load
-from .style import axis_label, display_unit, new_figure, save
+from .style import axis_label, display_unit, legend_outside, new_figure, save
 
 
 def _title(e):
@@ -30,7 +30,7 @@ def scalar_figures(e, name, outdir, fmt):
         for p, style in ((5, ":"), (50, "--"), (95, ":")):
             q = np.percentile(finite, p)
             ax.axvline(q, color="k", linestyle=style, linewidth=1, label=f"{p} % quantile = {q:.4g}")
-        ax.legend(fontsize=8)
+        legend_outside(ax, fontsize=8)
     ax.set_xlabel(axis_label(name, unit))
     ax.set_ylabel("samples")
     ax.set_title(f"{name}: histogram ({note})\n{_title(e)}", fontsize=9)
@@ -45,7 +45,7 @@ def scalar_figures(e, name, outdir, fmt):
         eps = np.sqrt(np.log(2 / 0.05) / (2 * x.size))
         ax.fill_between(x, np.clip(f - eps, 0, 1), np.clip(f + eps, 0, 1), step="post",
                         color="tab:blue", alpha=0.15, label="95 % DKW band")
-        ax.legend(fontsize=8, loc="lower right")
+        legend_outside(ax, fontsize=8)
     ax.set_xlabel(axis_label(name, unit))
     ax.set_ylabel("P(output <= x)")
     ax.set_ylim(0, 1)
@@ -66,7 +66,7 @@ def curve_figure(e, name, outdir, fmt):
         lo, med, hi = np.nanpercentile(values * fy, [5, 50, 95], axis=0)
         ax.fill_between(x, lo, hi, color="tab:orange", alpha=0.3, linewidth=0, label="5-95 % band")
         ax.plot(x, med, color="tab:red", linewidth=1.5, label="median")
-        ax.legend(fontsize=8)
+        legend_outside(ax, fontsize=8)
     ax.set_xlabel(axis_label(info["abscissa_name"], info["abscissa_unit"]))
     ax.set_ylabel(axis_label(name, info["ordinate_unit"]))
     ax.set_title(f"{name}: median and 5-95 % band over {values.shape[0]} samples\n{_title(e)}", fontsize=9)
@@ -146,12 +146,17 @@ def horsetail_figure(e, name, outdir, fmt, summary):
         for o in summary["outputs"]:
             if o["name"] == name and "decomposition" in o:
                 share = o["decomposition"]["epistemic_share_percent"]
-                note = (f"; epistemic share of the variance {share['value']:.1f} % "
-                        f"[{share['ci'][0]:.1f}, {share['ci'][1]:.1f}]")
+                if share["value"] is None:  # no variance at all: the share is undefined
+                    note = "; no variance, epistemic share undefined"
+                elif None in share["ci"]:
+                    note = f"; epistemic share of the variance {share['value']:.1f} %"
+                else:
+                    note = (f"; epistemic share of the variance {share['value']:.1f} % "
+                            f"[{share['ci'][0]:.1f}, {share['ci'][1]:.1f}]")
     ax.set_xlabel(axis_label(name, unit))
     ax.set_ylabel("P(output <= x)")
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=7, loc="lower right")
+    legend_outside(ax, fontsize=7)
     ax.set_title(f"{name}: CDF per model (horsetail){note}\n{_title(e)}", fontsize=9)
     return save(fig, outdir, f"{name}_horsetail", fmt)
 
@@ -176,7 +181,7 @@ def sobol_figure(e, name, outdir, fmt, summary):
     ax.axhline(0, color="k", linewidth=0.6)
     ax.set_xticks(x, inputs)
     ax.set_ylabel("Sobol index [-]")
-    ax.legend(fontsize=7, ncol=2)
+    legend_outside(ax, fontsize=7)
     ax.set_title(f"{name}: Sobol indices of the aleatoric inputs (95 % bootstrap intervals)\n{_title(e)}",
                  fontsize=9)
     return save(fig, outdir, f"{name}_sobol", fmt)

@@ -84,9 +84,9 @@ def plot(path, outdir, fmt, args=None):
     ax.set_title(f"{title}\nmeasured and fitted insertion force", fontsize=9)
     ax.text(0.98, 0.5, _parameter_text(d) + f"\n({conf} % intervals, SI)", transform=ax.transAxes, fontsize=7,
             va="center", ha="right", bbox=dict(boxstyle="round", fc="white", alpha=0.8))
-    ax.legend(fontsize=7, loc="upper left", ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     path_curves = f"{outdir}/fit_curves.{fmt}"
-    fig.savefig(path_curves, dpi=150)
+    fig.savefig(path_curves, dpi=150, bbox_inches="tight")
     plt.close(fig)
     written.append(path_curves)
 
@@ -104,11 +104,11 @@ def plot(path, outdir, fmt, args=None):
                     label=f"insertion {label}: rms {np.sqrt(np.mean(r ** 2)):.3g}, bias {np.mean(r):+.2g} {fu}")
         ax.set_ylabel(f"F_model - F [{fu}]")
         ax.set_title(f"residuals, {name} stroke", fontsize=9)
-        ax.legend(fontsize=7, loc="best")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     axes[1].set_xlabel(f"displacement x [{lu}]")
     fig.suptitle(f"{title}: rms {float(d['rms']) * ff:.3g} {fu} over {int(d['points'])} points", fontsize=9)
     path_res = f"{outdir}/fit_residuals.{fmt}"
-    fig.savefig(path_res, dpi=150)
+    fig.savefig(path_res, dpi=150, bbox_inches="tight")
     plt.close(fig)
     written.append(path_res)
     return written

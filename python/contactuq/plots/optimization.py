@@ -6,7 +6,7 @@ the Pareto front. The layout is documented in docs/robust-design.md."""
 import numpy as np
 
 from .. import _open, _text, _texts
-from .style import axis_label, display_unit, new_figure, save
+from .style import axis_label, display_unit, legend_outside, new_figure, save
 
 PHASES = ("global", "local", "cross", "models_global", "models_local")
 
@@ -89,7 +89,7 @@ def convergence(d, outdir, fmt, tolerance=1e-6):
         lo, hi = np.percentile(finite, [0, 90])
         pad = 0.05 * (hi - lo if hi > lo else abs(hi) + 1e-12)
         ax.set_ylim(lo - pad, hi + pad)
-    ax.legend(fontsize=7)
+    legend_outside(ax, fontsize=7)
     return save(fig, outdir, "convergence", fmt)
 
 
@@ -125,7 +125,7 @@ def designs(d, outdir, fmt, tolerance=1e-6):
     ax.set_xlabel(f"{names[0]} [{lab0}]")
     ax.set_ylabel(ylabel)
     ax.set_title(_title(d, "Designs evaluated"), fontsize=9)
-    ax.legend(fontsize=7)
+    legend_outside(ax, fontsize=7)
     return save(fig, outdir, "designs", fmt)
 
 
@@ -164,7 +164,7 @@ def pareto(d, outdir, fmt, tolerance=1e-6):
     ax.set_xlabel(f"{d['objectives'][0]} [{l0}]")
     ax.set_ylabel(f"{d['objectives'][1]} [{l1}]")
     ax.set_title(_title(d, "Pareto front"), fontsize=9)
-    ax.legend(fontsize=8)
+    legend_outside(ax, fontsize=8)
     return save(fig, outdir, "pareto", fmt)
 
 

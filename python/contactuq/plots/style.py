@@ -33,8 +33,14 @@ def new_figure(width=6.4, height=4.2):
     return fig, ax
 
 
+def legend_outside(ax, fontsize=8):
+    """The legend beside the axes, never over the data."""
+    ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+
+
 def save(fig, outdir, stem, fmt):
     path = f"{outdir}/{stem}.{fmt}"
-    fig.savefig(path, dpi=150)
+    # "tight" keeps a legend placed beside the axes inside the figure.
+    fig.savefig(path, dpi=150, bbox_inches="tight")
     plt.close(fig)
     return path
