@@ -166,7 +166,8 @@ def sobol_figure(e, name, outdir, fmt, summary):
     o = next(o for o in summary["outputs"] if o["name"] == name)
     inputs = summary["aleatoric_inputs"]
     cases = [c for c in o["cases"] if "sobol" in c]
-    fig, ax = new_figure(max(6.4, 1.2 * len(inputs) * max(1, len(cases)) ** 0.5), 4.4)
+    # A report page wide at most: more cases make thinner bars, not a wider figure.
+    fig, ax = new_figure(min(10.0, max(6.4, 2.0 + 1.0 * len(inputs))), 4.4)
     width = 0.8 / (2 * len(cases))
     x = np.arange(len(inputs))
     for k, c in enumerate(cases):
@@ -179,7 +180,7 @@ def sobol_figure(e, name, outdir, fmt, summary):
                    color=f"C{k}", edgecolor="k", linewidth=0.4,
                    label=f"{c['label']}: {'first' if order == 'first_order' else 'total'} order")
     ax.axhline(0, color="k", linewidth=0.6)
-    ax.set_xticks(x, inputs)
+    ax.set_xticks(x, inputs, rotation=25, ha="right")  # long input names must not overlap
     ax.set_ylabel("Sobol index [-]")
     legend_outside(ax, fontsize=7)
     ax.set_title(f"{name}: Sobol indices of the aleatoric inputs (95 % bootstrap intervals)\n{_title(e)}",
