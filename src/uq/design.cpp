@@ -176,9 +176,12 @@ void maximin_optimise(Eigen::MatrixXd& u, const design_options& options) {
 // 1988 recurrence, m_k = 2 a_1 m_{k-1} ^ ... ^ 2^s m_{k-s} ^ m_{k-s}).
 std::array<std::uint32_t, 32> sobol_direction_numbers(std::size_t j) {
   using table = boost::random::detail::qrng_tables::sobol;
-  if (j + 1 >= table::max_dimension)
+  // A copy: the header declares max_dimension without a definition, so binding it to a
+  // reference (fmt's arguments) fails to link in unoptimised builds.
+  constexpr std::size_t max_dimension = table::max_dimension;
+  if (j + 1 >= max_dimension)
     throw parameter_error("inputs", fmt::format("the sobol design has at most {} columns, asked for column {}",
-                                                table::max_dimension, j + 1));
+                                                max_dimension, j + 1));
   std::array<std::uint32_t, 32> m{};
   if (j == 0) {
     m.fill(1);
