@@ -26,6 +26,7 @@ LAYERS = [
     "study",      # methods over a model: curve, impact, pinslot, ensembles (sample, nested)
     "opt",        # robust design: measures over a study's ensemble, optimisers, their store
     "calibrate",  # fitting model parameters to measured curves
+    "engine",     # one entry point for every study: method dispatch and the methods
     "cli",        # the contactuq executable
 ]
 

@@ -4,15 +4,27 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "contactuq/engine/run_study.hpp"
 
 namespace contactuq::cli {
 
 // The git commit the tool was built from ("-dirty" appended for local changes), "" if unknown.
 const char* git_commit();
 
-// Throws std::invalid_argument when `path` (or an unfinished run of it, path + ".part") exists:
-// a result is replaced only with --force, and continued only with --resume.
-void refuse_overwrite(const std::filesystem::path& path, bool resumable = true);
+using engine::refuse_overwrite;
+
+// Runs a study through engine::run_study with the report on stdout (none when quiet), progress
+// on stderr and Ctrl-C as a clean stop; returns the exit code. `command` and `accepted` name
+// the subcommand and the methods it runs (empty: every method).
+int run_engine(const std::string& study, engine::run_options options, bool quiet, std::string_view command,
+               std::initializer_list<engine::method> accepted);
+
+// `summarize` of any result file that is not an ensemble: its attributes and datasets.
+void print_result_description(const std::string& file, bool json);
 
 void add_curve_command(CLI::App& app, int& exit_code);
 void add_units_command(CLI::App& app, int& exit_code);

@@ -1,23 +1,13 @@
 #include <fmt/format.h>
-#include <tbb/info.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
-#include <map>
-#include <optional>
-#include <tuple>
 
 #include "commands.hpp"
-#include "contactuq/io/ensemble_merge.hpp"
-#include "contactuq/io/ensemble_store.hpp"
-#include "contactuq/model/registry.hpp"
-#include "contactuq/study/ensemble_runner.hpp"
-#include "contactuq/uq/statistics.hpp"
 
 // Last: <signal.h> defines macros (e.g. si_value) that could clash with names in our headers.
 #include <csignal>
@@ -28,268 +18,103 @@ namespace {
 std::atomic<bool> interrupted = false;
 extern "C" void on_interrupt(int) { interrupted = true; }
 
-// Writes every block to the file and keeps the scalar outputs and statuses for the summary.
-class recording_sink : public study::sample_sink {
- public:
-  recording_sink(io::ensemble_writer& writer, std::size_t outputs) : writer_(writer), outputs_(outputs) {}
-  void prepare(io::ensemble_block& b) const override { writer_.precompress(b); }
-  void append(const io::ensemble_block& b) override {
-    writer_.append(b);
-    keep(b.outputs, b.status, b.messages);
-  }
-  void keep(const io::sample_matrix& outputs, const std::vector<std::int32_t>& status,
-            const std::vector<std::string>& messages) {
-    for (Eigen::Index i = 0; i < outputs.rows(); ++i)
-      for (std::size_t j = 0; j < outputs_.size(); ++j) outputs_[j].push_back(outputs(i, static_cast<Eigen::Index>(j)));
-    for (std::size_t i = 0; i < status.size(); ++i) {
-      if (status[i] == static_cast<std::int32_t>(io::sample_status::failed)) {
-        ++failed_;
-        auto [it, added] = failure_messages_.try_emplace(messages[i], 0, status_.size() + i);
-        ++it->second.first;
-      }
-    }
-    status_.insert(status_.end(), status.begin(), status.end());
-  }
-  const std::vector<std::vector<double>>& outputs() const { return outputs_; }
-  std::size_t failed() const { return failed_; }
-  std::size_t rows() const { return status_.size(); }
-  // Distinct failure messages, most frequent first: (message, count, first sample).
-  std::vector<std::tuple<std::string, std::size_t, std::size_t>> failure_messages() const {
-    std::vector<std::tuple<std::string, std::size_t, std::size_t>> v;
-    for (const auto& [m, c] : failure_messages_) v.emplace_back(m, c.first, c.second);
-    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return std::get<1>(a) > std::get<1>(b); });
-    return v;
-  }
-
- private:
-  io::ensemble_writer& writer_;
-  std::vector<std::vector<double>> outputs_;
-  std::vector<std::int32_t> status_;
-  std::size_t failed_ = 0;
-  std::map<std::string, std::pair<std::size_t, std::size_t>> failure_messages_;  // count, first sample
-};
-
 // A bar with rate and ETA on a terminal, a plain line every 10 s otherwise.
 class progress_printer {
  public:
-  explicit progress_printer(std::size_t first) : first_(first), tty_(isatty(fileno(stderr)) != 0) {}
+  explicit progress_printer(std::string what) : what_(std::move(what)), tty_(isatty(fileno(stderr)) != 0) {}
   void operator()(std::size_t done, std::size_t total) {
     const auto now = clock::now();
+    if (!first_) first_ = done;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     if (done < total && now - last_ < (tty_ ? std::chrono::milliseconds(200) : std::chrono::seconds(10))) return;
     last_ = now;
-    const double rate = elapsed > 0 ? static_cast<double>(done - first_) / elapsed : 0.0;
+    const double rate = elapsed > 0 ? static_cast<double>(done - *first_) / elapsed : 0.0;
     const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
     if (tty_) {
-      const std::size_t width = 30, filled = width * done / total;
-      fmt::print(stderr, "\r[{}{}] {}/{} {:.0f} samples/s, ETA {:.0f} s   ", std::string(filled, '#'),
-                 std::string(width - filled, '.'), done, total, rate, eta);
-      if (done == total) fmt::print(stderr, "\n");
+      const std::size_t width = 30, filled = total > 0 ? width * std::min(done, total) / total : width;
+      fmt::print(stderr, "\r[{}{}] {}/{} {:.0f} {}/s, ETA {:.0f} s   ", std::string(filled, '#'),
+                 std::string(width - filled, '.'), done, total, rate, what_, eta);
+      if (done >= total) fmt::print(stderr, "\n");
     } else {
-      fmt::print(stderr, "{}/{} samples, {:.0f} samples/s, ETA {:.0f} s\n", done, total, rate, eta);
+      fmt::print(stderr, "{}/{} {}, {:.0f} {}/s, ETA {:.0f} s\n", done, total, what_, rate, what_, eta);
     }
   }
 
  private:
   using clock = std::chrono::steady_clock;
-  std::size_t first_;
+  std::string what_;
   bool tty_;
+  std::optional<std::size_t> first_;
   clock::time_point start_ = clock::now();
   clock::time_point last_ = start_;
 };
 
-// The distinct failure messages with their counts, the most frequent first.
-void print_failures(const recording_sink& sink, std::FILE* to) {
-  const auto messages = sink.failure_messages();
-  constexpr std::size_t shown = 5;
-  for (std::size_t k = 0; k < std::min(messages.size(), shown); ++k) {
-    const auto& [m, count, first] = messages[k];
-    fmt::print(to, "    {} x {} (first: sample {})\n", count, m, first);
-  }
-  if (messages.size() > shown) fmt::print(to, "    ... and {} other messages\n", messages.size() - shown);
-}
-
-// Bytes the run keeps in memory: the input matrix and, for the summary, every scalar output.
-double memory_estimate(const study::ensemble_study& s) {
-  const auto n = static_cast<double>(s.rows());
-  return n * (8.0 * static_cast<double>(s.model.inputs().size() + s.model.outputs().size()) + 8.0 + 40.0);
-}
-
-double physical_memory() {
-  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && size > 0 ? static_cast<double>(pages) * static_cast<double>(size) : 0.0;
-}
-
-void print_row(std::string_view label, std::size_t width, std::string_view unit, const uq::summary& u) {
-  fmt::print("  {:<{}} {:>8} {:>7} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g}\n", label, width,
-             unit, u.skipped, u.mean, u.stddev, u.min, u.quantiles[0].value, u.quantiles[1].value,
-             u.quantiles[2].value, u.max);
-}
-
-// One line per output; in a nested study one line per output and epistemic case.
-void print_summary(const study::ensemble_study& s, const recording_sink& sink) {
-  uq::summary_options opt;
-  opt.bootstrap_resamples = 0;  // `contactuq summarize` gives the confidence intervals
-  const bool nested = s.cases.size() > 1;
-  std::size_t width = 18;
-  for (const auto& v : s.model.outputs()) width = std::max(width, v.name.size());
-  for (const auto& c : s.cases) width = std::max(width, c.label.size() + 2);
-  fmt::print("\n  {:<{}} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
-             nested ? "output / case" : "output", width, "unit", "failed", "mean", "sd", "min", "5%", "50%", "95%", "max");
-  const std::size_t n = s.per_case();
-  for (std::size_t j = 0; j < s.model.outputs().size(); ++j) {
-    const auto& v = s.model.outputs()[j];
-    const auto& values = sink.outputs()[j];
-    if (!nested) {
-      print_row(v.name, width, units::si_unit(v.dim), uq::summarize(values, opt));
-      continue;
-    }
-    fmt::print("  {}\n", v.name);
-    for (std::size_t c = 0; c < s.cases.size(); ++c)
-      print_row(fmt::format("  {}", s.cases[c].label), width, units::si_unit(v.dim),
-                uq::summarize(std::span<const double>(values).subspan(c * n, n), opt));
-  }
-  fmt::print("\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
-             "outputs of samples that ran)\n",
-             sink.failed(), s.rows());
-  print_failures(sink, stdout);
-}
-
 }  // namespace
 
+int run_engine(const std::string& study, engine::run_options o, bool quiet, std::string_view command,
+               std::initializer_list<engine::method> accepted) {
+  const auto doc = io::study_document::load(study);
+  if (accepted.size() > 0) o.fallback = *accepted.begin();
+  const engine::method m = engine::method_of(doc, o.fallback);
+  if (accepted.size() > 0 && std::find(accepted.begin(), accepted.end(), m) == accepted.end())
+    throw std::invalid_argument(fmt::format("{}: a {} study; `contactuq {}` runs {}; run it with `contactuq run {}`",
+                                            study, engine::to_string(m), command,
+                                            engine::to_string(*accepted.begin()), study));
+  o.build_commit = git_commit();
+  o.report = quiet ? nullptr : stdout;
+  o.errors = stderr;
+  o.stop = &interrupted;
+  progress_printer progress(m == engine::method::optimize ? "evaluations" : "samples");
+  if (!quiet && (m == engine::method::sample || m == engine::method::nested || m == engine::method::optimize))
+    o.progress = std::ref(progress);
+  interrupted = false;
+  const auto old_handler = std::signal(SIGINT, on_interrupt);
+  engine::run_result r;
+  try {
+    r = engine::run_study(doc, o);
+  } catch (...) {
+    std::signal(SIGINT, old_handler);
+    throw;
+  }
+  std::signal(SIGINT, old_handler);
+  if (quiet && r.exit_code == 0 && !r.output.empty()) fmt::print("wrote {}\n", r.output.string());
+  return r.exit_code;
+}
+
 void add_run_command(CLI::App& app, int& exit_code) {
-  CLI::App* sub = app.add_subcommand("run", "Run an ensemble (sampling) study and write it to an HDF5 file");
+  CLI::App* sub = app.add_subcommand(
+      "run", "Run any study (sample, nested, evaluate, curve, sweep, impact, pinslot, optimize, calibrate) into one "
+             "result file");
   struct options {
     std::string study;
+    engine::run_options run;
     std::string output;
-    std::size_t threads = 0;
-    bool resume = false;
-    bool force = false;
-    bool yes = false;
     bool quiet = false;
-    int compression = 1;
-    std::string shard;
   };
   auto o = std::make_shared<options>();
   sub->add_option("study", o->study, "Study file (TOML), e.g. studies/quickstart.toml")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("-o,--output", o->output, "Ensemble file to write (default: the study's name with .h5)");
-  sub->add_option("-j,--threads", o->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 65536));
-  sub->add_option("--compression", o->compression,
+  sub->add_option("-o,--output", o->output,
+                  "Result file to write (default: the study's [output] file, else its name with .h5)");
+  sub->add_option("-j,--threads", o->run.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 65536));
+  sub->add_option("--compression", o->run.compression,
                   "zlib level of the datasets, 0 (none, fastest to write) to 9; a resumed file keeps its own")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
-  sub->add_option("--shard", o->shard,
-                  "Evaluate only part k of K (k/K, 1 <= k <= K) of the plan into its own file; join the parts "
-                  "with `contactuq merge`");
-  sub->add_flag("--resume", o->resume, "Finish an interrupted run of the same study in the same file");
-  sub->add_flag("--force", o->force, "Replace an existing result file (or an unfinished run of it)");
-  sub->add_flag("--yes", o->yes, "Start even when the run needs more memory than half of this machine's");
+  sub->add_option("--shard", o->run.shard,
+                  "Evaluate only part k of K (k/K, 1 <= k <= K) of a sampling plan into its own file; join the "
+                  "parts with `contactuq merge`");
+  sub->add_option("--max-new", o->run.max_new,
+                  "optimize: stop (as if interrupted) before evaluating more than this many new designs")
+      ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
+  sub->add_flag("--resume", o->run.resume, "Finish an interrupted run of the same study in the same file");
+  sub->add_flag("--force", o->run.force, "Replace an existing result file (or an unfinished run of it)");
+  sub->add_flag("--yes", o->run.yes, "Start even when the run needs more memory than half of this machine's");
   sub->add_flag("-q,--quiet", o->quiet, "No progress and no summary");
   sub->callback([o, &exit_code] {
-    model::register_builtin_models();
-    const auto doc = io::study_document::load(o->study);
-    const study::ensemble_study s = study::read_ensemble_study(doc);
-    const std::filesystem::path out = o->output.empty()
-                                          ? std::filesystem::path(o->study).filename().replace_extension(".h5")
-                                          : std::filesystem::path(o->output);
-    const std::size_t threads = o->threads > 0 ? o->threads : static_cast<std::size_t>(tbb::info::default_concurrency());
-    if (o->resume && o->force) throw std::invalid_argument("run: --resume and --force exclude each other");
-    if (!o->resume && !o->force) refuse_overwrite(out);
-    const double bytes = memory_estimate(s), available = physical_memory();
-    if (!o->yes && available > 0 && bytes > 0.5 * available)
-      throw std::invalid_argument(fmt::format(
-          "{}: {} samples need about {:.1f} GiB of memory, more than half of this machine's {:.1f} GiB; use fewer "
-          "samples (or run with --yes to try anyway)",
-          o->study, s.rows(), bytes / (1 << 30), available / (1 << 30)));
-    // Before the output is touched: a run that cannot start leaves it as it was.
-    const io::sample_matrix inputs = study::sample_inputs(s);
-
-    io::ensemble_schema schema = study::ensemble_schema_for(s, doc);
-    schema.metadata.start_time = io::iso8601_now();
-    schema.metadata.host = io::host_name();
-    schema.metadata.git_commit = git_commit();
-    schema.metadata.threads = threads;
-    // A shard: plan samples [first, end) only, numbered in the plan (io/ensemble_merge.hpp).
-    std::pair<std::size_t, std::size_t> range{0, s.rows()};
-    if (!o->shard.empty()) {
-      const io::shard_spec spec = io::parse_shard(o->shard);
-      range = io::shard_range(spec, s.rows());
-      schema = io::shard_schema(schema, spec);
-    }
-
-    // What a resumed file already holds, for the summary.
-    std::optional<io::ensemble> previous;
-    if (o->resume && (std::filesystem::exists(out) || std::filesystem::exists(io::unfinished_path(out))))
-      previous = io::read_ensemble(std::filesystem::exists(io::unfinished_path(out)) ? io::unfinished_path(out) : out);
-    io::ensemble_writer writer = o->resume ? io::ensemble_writer::resume(out, schema)
-                                             : io::ensemble_writer::create(out, schema, {.deflate_level = o->compression});
-    recording_sink sink(writer, s.model.outputs().size());
-    if (previous) {
-      const auto rows = static_cast<Eigen::Index>(std::min(previous->rows, writer.completed()));
-      sink.keep(previous->outputs.topRows(rows),
-                {previous->status.begin(), previous->status.begin() + rows},
-                {previous->messages.begin(), previous->messages.begin() + rows});
-    }
-
-    if (!o->quiet) {
-      fmt::print("contactuq run: {}\n", o->study);
-      if (!s.title.empty()) fmt::print("{}\n", s.title);
-      fmt::print("model {}, {} samples ({}, seed {}), {} aleatoric inputs, {} thread{}\n", s.model.name(),
-                 s.cases.size() > 1 ? fmt::format("{} epistemic cases x {}", s.cases.size(), s.per_case())
-                                    : fmt::format("{}", s.per_case()), uq::to_string(s.sampling.design.kind), s.sampling.design.seed,
-                 s.aleatoric().size(), threads, threads == 1 ? "" : "s");
-      if (writer.completed() > 0) fmt::print("resuming after sample {}\n", range.first + writer.completed());
-    }
-
-    progress_printer progress(range.first + writer.completed());
-    study::run_options ro;
-    ro.threads = o->threads;
-    ro.block_size = writer.chunk_rows();  // whole chunks: each is compressed once
-    ro.first = range.first + writer.completed();
-    ro.end = range.second;
-    ro.stop = &interrupted;
-    if (!o->quiet) ro.progress = std::ref(progress);
-    interrupted = false;
-    const auto old_handler = std::signal(SIGINT, on_interrupt);
-    study::run_summary result;
-    try {
-      result = study::run_ensemble(s, inputs, sink, ro);
-    } catch (...) {
-      std::signal(SIGINT, old_handler);
-      throw;
-    }
-    std::signal(SIGINT, old_handler);
-
-    const std::size_t planned = range.second - range.first;  // samples of this file
-    // Aborted first: the failure that aborts may be in the last block.
-    if (result.aborted) {
-      writer.close();
-      fmt::print(stderr, "contactuq run: aborted (failures = \"abort\"): {}\n", result.abort_message);
-      fmt::print(stderr, "{} of {} samples are in {}; {} failed:\n", result.completed - range.first, planned,
-                 out.string(), sink.failed());
-      print_failures(sink, stderr);
-      exit_code = 1;
-    } else if (result.completed == range.second) {
-      writer.finish(io::iso8601_now());
-      if (!o->quiet && o->shard.empty()) print_summary(s, sink);
-      fmt::print("\nwrote {} ({} samples{})\n", out.string(), planned,
-                 o->shard.empty() ? "" : fmt::format(", shard {} of the plan", o->shard));
-      exit_code = 0;
-      if (sink.failed() == planned) {
-        fmt::print(stderr, "contactuq run: every sample failed ({} of {}); the file holds no result:\n", sink.failed(),
-                   planned);
-        print_failures(sink, stderr);
-        exit_code = 1;
-      }
-    } else {
-      writer.close();
-      fmt::print(stderr, "\ncontactuq run: interrupted; {} of {} samples are in {}. Continue with:\n  contactuq run {} -o {}{} --resume\n",
-                 result.completed - range.first, planned, out.string(), o->study, out.string(),
-                 o->shard.empty() ? "" : " --shard " + o->shard);
-      exit_code = 130;
-    }
+    o->run.output = o->output;
+    exit_code = run_engine(o->study, o->run, o->quiet, "run", {});
   });
 }
 

@@ -389,9 +389,10 @@ std::size_t summarize_ensemble(const summarize_options& o) {
 
 void add_summarize_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
-      "summarize", "Statistics of every scalar output of an ensemble file, with bootstrap confidence intervals");
+      "summarize", "Statistics of every scalar output of an ensemble file, with bootstrap confidence intervals; "
+                   "the attributes and datasets of any other result file");
   auto o = std::make_shared<summarize_options>();
-  sub->add_option("file", o->file, "HDF5 file written by `contactuq run`")->required()->check(CLI::ExistingFile);
+  sub->add_option("file", o->file, "HDF5 file written by `contactuq run` (any method)")->required()->check(CLI::ExistingFile);
   sub->add_flag("--json", o->json, "Print JSON instead of tables");
   sub->add_option("--bootstrap", o->bootstrap, "Bootstrap resamples for the intervals (0: none, at most 100000)")
       ->capture_default_str()
@@ -405,11 +406,13 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
   sub->add_option("--seed", o->seed, "Seed of the bootstrap resampling")->capture_default_str();
   sub->callback([o, &exit_code] {
     const std::string format = io::file_format(o->file);
-    if (format != "contactuq-ensemble")
-      throw std::runtime_error(fmt::format("{}: not a contactuq ensemble (format \"{}\"); summarize reads the files "
-                                           "`contactuq run` writes",
-                                           o->file, format));
     exit_code = 0;
+    if (format != "contactuq-ensemble") {
+      if (!format.starts_with("contactuq-"))
+        throw std::runtime_error(fmt::format("{}: not a file written by contactuq (format \"{}\")", o->file, format));
+      print_result_description(o->file, o->json);
+      return;
+    }
     if (summarize_ensemble(*o) == 0) {
       // Exit code 1: nothing to summarize (README, "Exit codes").
       fmt::print(stderr, "contactuq summarize: {}: no sample succeeded; every statistic above is empty\n", o->file);

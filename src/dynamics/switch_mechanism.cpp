@@ -285,8 +285,18 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
     return b;
   };
 
-  // Curves on the fixed grid.
-  const std::size_t points = static_cast<std::size_t>(o.curve_points);
+  // Curves on the fixed grid, or at every step (record_steps).
+  const std::size_t points = o.record_steps ? 0 : static_cast<std::size_t>(o.curve_points);
+  auto record_state = [&](double tau_s, const state& s) {
+    r.time.push_back(tau_s * time);
+    r.slider.push_back(s[X1]);
+    r.carrier.push_back(s[X2]);
+    r.stop.push_back(s[X3]);
+    r.force.push_back(m.contact_force(s));
+  };
+  auto mark = [&](const char* name, double tau_s) {
+    if (o.record_steps) r.events.push_back({name, tau_s * time});
+  };
   std::size_t next_point = 0;
   if (points > 0) {
     r.time.resize(points);
@@ -319,6 +329,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
     for (auto* curve : {&r.slider, &r.carrier, &r.stop, &r.force}) curve->push_back(0.0);
     next_point = 1;
   }
+  if (o.record_steps) record_state(0.0, y);
   track.emplace_back(0.0, 0.0);
 
   bool on_barrel = false;
@@ -409,6 +420,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
           const double t = locate(ta, t_stop, -g_prev.closure, -g_s.closure,
                                   [&](const state& s) { return -(s[X2] - x_closed); });
           r.closure_time = t * time;
+          mark("closure", t);
         }
       } else if (on_barrel && g_prev.closure >= 0 && g_s.closure < 0) {
         on_barrel = false;
@@ -417,6 +429,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
           const double t = locate(ta, t_stop, g_prev.closure, g_s.closure,
                                   [&](const state& s) { return s[X2] - x_closed; });
           r.chatter_time = t * time;
+          mark("chatter", t);
         }
       }
       // After the carrier's first turning point on the barrel: its lowest position, at its
@@ -457,12 +470,16 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
           }
           r.peak_contact_force = std::max(r.peak_contact_force, f[best]);
           if (best > 0 && best < k) {
+            double tv = ta + (t_stop - ta) * best / k;
             const double den = f[best - 1] - 2 * f[best] + f[best + 1];
             if (den < 0) {
               const double shift = 0.5 * (f[best - 1] - f[best + 1]) / den;  // in (-1/2, 1/2)
-              const double tv = ta + (t_stop - ta) * (best + shift) / k;
-              r.peak_contact_force = std::max(r.peak_contact_force, m.contact_force(at(tv)));
+              const double t_vertex = ta + (t_stop - ta) * (best + shift) / k;
+              const double f_vertex = m.contact_force(at(t_vertex));
+              r.peak_contact_force = std::max(r.peak_contact_force, f_vertex);
+              if (f_vertex > f[best]) tv = t_vertex;
             }
+            if (o.record_steps) record_state(tv, at(tv));  // the peak inside the step
           }
         }
       }
@@ -473,6 +490,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
             fmt::format("missed a contact start: the slider is {} m into the stop at t = {} s",
                         m.overlap(y_s), t_stop * time));
       record_points(t_stop, &y_s);
+      if (o.record_steps) record_state(t_stop, y_s);
       track.emplace_back(t_stop * time, y_s[X1]);
 
       y = y_s;
@@ -483,6 +501,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
         double dt = stepper.current_time_step();
         switch (which) {
           case event::start: {
+            mark("contact start", tau);
             ++r.contacts;
             if (r.contacts == 1) {
               first_speed = v;
@@ -533,11 +552,13 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
             break;
           }
           case event::peak:
+            mark("peak overlap", tau);
             m.law.force(d, v);  // commits delta_m (and F_m, ...): unloading from here
             m.max_overlap = std::max(m.max_overlap, d);
             r.peak_contact_force = std::max(r.peak_contact_force, m.law.peek_force(d, v));
             break;
           case event::release:
+            mark("contact end", tau);
             m.law.force(d, v);
             m.current = mode::free;
             if (!first_contact_done) {
@@ -548,6 +569,7 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
             }
             break;
           case event::part:
+            mark("bodies part", tau);
             m.current = mode::free;
             leave_stop(y);
             break;
@@ -576,6 +598,8 @@ switch_result simulate_switch(const switch_params& p, const contact::contact_law
   }
 
   r.rhs_evaluations = m.evaluations;
+  std::stable_sort(r.events.begin(), r.events.end(),
+                   [](const switch_event& a, const switch_event& b) { return a.time < b.time; });
   r.x1 = y[X1], r.v1 = y[V1], r.x2 = y[X2], r.v2 = y[V2], r.x3 = y[X3], r.v3 = y[V3];
   r.contact_force = m.contact_force(y);
   const double t_reached = tau * time;

@@ -318,6 +318,14 @@ std::vector<double> node::doubles_attribute(std::string_view name) const {
   return values;
 }
 
+bool node::attribute_is_numeric(std::string_view name) const {
+  quiet();
+  handle attribute = open_attribute(*this, name);
+  handle type(H5Aget_type(attribute.get()));
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  return type_class == H5T_FLOAT || type_class == H5T_INTEGER;
+}
+
 void node::read_numeric_attribute(std::string_view name, numeric_type type, void* value) const {
   quiet();
   handle attribute = open_attribute(*this, name);
@@ -381,6 +389,12 @@ bool dataset::is_variable_text() const {
   quiet();
   handle type(H5Dget_type(id()));
   return H5Tget_class(type.get()) == H5T_STRING && H5Tis_variable_str(type.get()) > 0;
+}
+
+bool dataset::is_text() const {
+  quiet();
+  handle type(H5Dget_type(id()));
+  return H5Tget_class(type.get()) == H5T_STRING;
 }
 
 void dataset::resize_rows(std::size_t rows) {
@@ -646,20 +660,26 @@ bool group::contains(std::string_view name) const {
   return exists > 0;
 }
 
+bool group::is_group(std::string_view name) const {
+  quiet();
+  handle object(H5Oopen(id(), std::string(name).c_str(), H5P_DEFAULT));
+  if (!object.valid()) fail(child_path(name), "cannot open");
+  return H5Iget_type(object.get()) == H5I_GROUP;
+}
+
 std::vector<std::string> group::member_names() const {
   quiet();
-  H5G_info_t info;
-  if (H5Gget_info(id(), &info) < 0) fail(path_, "cannot list members");
+  // The links in the order they are stored, sorted here: asking HDF5 for name order makes it
+  // build a link table whose release crashes inside HDF5 1.10 when the link heap is damaged.
   std::vector<std::string> names;
-  for (hsize_t i = 0; i < info.nlinks; ++i) {
-    const ssize_t length =
-        H5Lget_name_by_idx(id(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
-    if (length < 0) fail(path_, "cannot list members");
-    std::string name(static_cast<std::size_t>(length), '\0');
-    H5Lget_name_by_idx(id(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size() + 1,
-                       H5P_DEFAULT);
-    names.push_back(std::move(name));
-  }
+  hsize_t index = 0;
+  const auto collect = [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+    static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+    return 0;
+  };
+  if (H5Literate(id(), H5_INDEX_NAME, H5_ITER_NATIVE, &index, collect, &names) < 0)
+    fail(path_, "cannot list members");
+  std::sort(names.begin(), names.end());
   return names;
 }
 

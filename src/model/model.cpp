@@ -42,6 +42,7 @@ void model::declare() {
   outputs_ = impl_->outputs();
   curves_ = impl_->curves();
   thread_safe_ = impl_->thread_safe();
+  has_trace_ = impl_->has_trace();
   check_names(inputs_, "input");
   check_names(outputs_, "output");
   check_names(curves_, "curve");
@@ -80,6 +81,22 @@ evaluation model::evaluate(std::span<const double> x) const {
       throw std::logic_error(fmt::format("model {}: curve {} has {} points, declared {}", name_, curves_[k].name,
                                          e.curves[k].size(), curves_[k].abscissa.size()));
   return e;
+}
+
+evaluation_trace model::trace(std::span<const double> x) const {
+  if (!has_trace_) throw std::logic_error(fmt::format("model {}: records no traces", name_));
+  if (x.size() != inputs_.size())
+    throw std::invalid_argument(
+        fmt::format("model {}: trace got {} inputs, expected {}", name_, x.size(), inputs_.size()));
+  evaluation_trace t = impl_->trace(x);
+  if (t.result.outputs.size() != outputs_.size())
+    throw std::logic_error(fmt::format("model {}: trace returned {} outputs, declared {}", name_,
+                                       t.result.outputs.size(), outputs_.size()));
+  for (const auto& series : t.series)
+    if (series.values.size() != t.abscissa.size())
+      throw std::logic_error(fmt::format("model {}: trace series {} has {} points, the abscissa {}", name_,
+                                         series.name, series.values.size(), t.abscissa.size()));
+  return t;
 }
 
 model model::clone() const {

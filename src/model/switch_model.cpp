@@ -236,7 +236,23 @@ std::vector<curve_output> switch_model::curves() const {
           {"contact_force", u::force, "t", u::duration, t}};
 }
 
+namespace {
+
+std::vector<double> switch_outputs(const dynamics::switch_result& r) {
+  return {r.closed ? 1.0 : 0.0,  r.closure_time,      r.closure_margin,
+          r.chatter ? 1.0 : 0.0, r.impact_velocity,   static_cast<double>(r.impacts),
+          r.first_restitution,   r.rebound_amplitude, r.settling_time,
+          r.energy.dissipated(), r.peak_contact_force, r.residual_indentation};
+}
+
+}  // namespace
+
 dynamics::switch_result switch_model::simulate(std::span<const double> x) const {
+  return simulate(x, setup_.options);
+}
+
+dynamics::switch_result switch_model::simulate(std::span<const double> x,
+                                               const dynamics::switch_options& options) const {
   const auto& s = setup_;
   dynamics::switch_params p = s.params;
   std::size_t i = 0;
@@ -252,19 +268,34 @@ dynamics::switch_result switch_model::simulate(std::span<const double> x) const 
   std::map<std::string, double> values;
   for (const auto& name : law_inputs_) values[find_law_parameter(name)->key] = x[i++];
   const contact::contact_law law = contact::make_law(registry_law_, {pair, std::move(values)});
-  return dynamics::simulate_switch(p, law, s.options);
+  return dynamics::simulate_switch(p, law, options);
 }
 
 evaluation switch_model::evaluate(std::span<const double> x) const {
   const dynamics::switch_result r = simulate(x);
   if (!r.ok()) throw model_error(r.message);
   evaluation e;
-  e.outputs = {r.closed ? 1.0 : 0.0,  r.closure_time,       r.closure_margin,
-               r.chatter ? 1.0 : 0.0, r.impact_velocity,    static_cast<double>(r.impacts),
-               r.first_restitution,   r.rebound_amplitude,  r.settling_time,
-               r.energy.dissipated(), r.peak_contact_force, r.residual_indentation};
+  e.outputs = switch_outputs(r);
   if (setup_.options.curve_points > 0) e.curves = {r.slider, r.carrier, r.stop, r.force};
   return e;
+}
+
+evaluation_trace switch_model::trace(std::span<const double> x) const {
+  dynamics::switch_options options = setup_.options;
+  options.record_steps = true;
+  dynamics::switch_result r = simulate(x, options);
+  if (!r.ok()) throw model_error(r.message);
+  evaluation_trace t;
+  t.abscissa_name = "t";
+  t.abscissa_dim = units::duration;
+  t.abscissa = std::move(r.time);
+  t.series = {{"slider", units::length, std::move(r.slider)},
+              {"carrier", units::length, std::move(r.carrier)},
+              {"stop", units::length, std::move(r.stop)},
+              {"contact_force", units::force, std::move(r.force)}};
+  for (const auto& e : r.events) t.events.push_back({e.name, e.time});
+  t.result.outputs = switch_outputs(r);
+  return t;
 }
 
 switch_model switch_model::from_study(const io::study_table& table) {

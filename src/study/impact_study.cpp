@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "contactuq/contact/material.hpp"
+#include "contactuq/io/hdf5.hpp"
 #include "contactuq/model/impact_model.hpp"
 
 namespace contactuq::study {
@@ -150,6 +151,43 @@ void write_impact_csv(const std::string& path, const std::vector<impact_case>& c
               cell(r.restitution), cell(r.peak_force), cell(r.peak_overlap), cell(r.contact_duration),
               cell(r.residual_overlap), cell(r.energy_dissipated), message);
   }
+}
+
+void write_impact_hdf5(const std::string& path, const io::study_document& doc, const impact_study_options& options,
+                       const std::vector<impact_case>& cases) {
+  namespace h5 = io::hdf5;
+  const std::size_t laws = options.laws.size(), velocities = options.velocities.size();
+  h5::file f(path, h5::file_mode::create);
+  f.set_attribute("format", "contactuq-impact");
+  f.set_attribute("format_version", std::int32_t{1});
+  f.set_attribute("method", "impact");
+  f.set_attribute("model", "impact");
+  f.set_attribute("title", options.title);
+  f.write_text("study", doc.text());
+  f.set_attribute("laws", options.labels);
+  f.write("approach_velocity", options.velocities).set_attribute("units", "m/s");
+  // One laws x velocities matrix per output, case (l, v) at row l, column v; NaN where it failed.
+  const auto matrix = [&](const char* name, const char* unit, auto value) {
+    std::vector<double> m(laws * velocities);
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      m[i] = cases[i].result.ok() ? value(cases[i].result) : std::numeric_limits<double>::quiet_NaN();
+    f.write(name, m, laws, velocities).set_attribute("units", unit);
+  };
+  using R = dynamics::impact_result;
+  matrix("restitution", "", [](const R& r) { return r.restitution; });
+  matrix("peak_force", "N", [](const R& r) { return r.peak_force; });
+  matrix("peak_overlap", "m", [](const R& r) { return r.peak_overlap; });
+  matrix("contact_duration", "s", [](const R& r) { return r.contact_duration; });
+  matrix("residual_overlap", "m", [](const R& r) { return r.residual_overlap; });
+  matrix("energy_dissipated", "J", [](const R& r) { return r.energy_dissipated; });
+  std::vector<double> status(cases.size());
+  std::vector<std::string> messages(cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    status[i] = cases[i].result.ok() ? 0 : 1;
+    messages[i] = cases[i].result.message;
+  }
+  f.write("status", status, laws, velocities).set_attribute("codes", std::vector<std::string>{"ok", "failed"});
+  f.write_texts("messages", messages);
 }
 
 }  // namespace contactuq::study

@@ -70,6 +70,10 @@ struct switch_options {
   double absolute_tolerance = 1e-7;
   long max_steps = 200000;  ///< accepted steps per simulation [-], >= 10
   int curve_points = 201;   ///< points of the time grid of the curves [-], 0 or >= 2
+  // Full resolution instead of the grid: the curves hold every accepted step's end, the largest
+  // contact force located inside each step (so their maximum is peak_contact_force) and the
+  // located events, which are also listed in switch_result::events. curve_points is unused.
+  bool record_steps = false;
   // Settled: |x1 - x1(t_end)| stays below this band from the settling time on [m], > 0.
   double settle_band = 10e-6;
   // An impact counts when its approach speed is at least this fraction of the first one's [-],
@@ -104,6 +108,12 @@ struct switch_energy {
   double dissipated() const {
     return dissipated_contact + dissipated_dampers + dissipated_receptacle;
   }
+};
+
+// An event the integrator located (record_steps only).
+struct switch_event {
+  std::string name;  ///< "contact start", "peak overlap", "contact end", "bodies part", "closure", "chatter"
+  double time = 0.0;  ///< [s]
 };
 
 struct switch_result {
@@ -143,9 +153,11 @@ struct switch_result {
   double x1 = 0.0, v1 = 0.0, x2 = 0.0, v2 = 0.0, x3 = 0.0, v3 = 0.0;
   double contact_force = 0.0;
 
-  // Curves on the fixed grid time[k] = k t_end / (curve_points - 1). For an impact map the
-  // contact force is the force between stuck bodies and 0 elsewhere (impulses are not forces).
+  // Curves on the fixed grid time[k] = k t_end / (curve_points - 1), or at every step with
+  // record_steps. For an impact map the contact force is the force between stuck bodies and 0
+  // elsewhere (impulses are not forces).
   std::vector<double> time, slider, carrier, stop, force;
+  std::vector<switch_event> events;  ///< in time order (record_steps only)
 
   long steps = 0;            ///< accepted integrator steps
   long rhs_evaluations = 0;  ///< right-hand side evaluations

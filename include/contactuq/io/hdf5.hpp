@@ -112,6 +112,7 @@ class node {
   std::string string_attribute(std::string_view name) const;
   std::vector<std::string> strings_attribute(std::string_view name) const;
   std::vector<double> doubles_attribute(std::string_view name) const;
+  bool attribute_is_numeric(std::string_view name) const;  // integer or floating point
   // A scalar numeric attribute, converted by HDF5 to T.
   template <class T>
   requires std::is_arithmetic_v<T> T numeric_attribute(std::string_view name)
@@ -180,6 +181,7 @@ class dataset : public node {
   std::size_t rows() const;                      // extent of the first dimension
   std::vector<std::size_t> chunk_shape() const;  // empty when not chunked
   bool is_variable_text() const;                 // variable-length strings
+  bool is_text() const;                          // strings, fixed or variable length
 
   // Changes the number of rows (growing or shrinking) of a dataset made appendable.
   void resize_rows(std::size_t rows);
@@ -230,6 +232,7 @@ class group : public node {
   group open_group(std::string_view name) const;
   bool contains(std::string_view name) const;  // a link of that name exists here
   std::vector<std::string> member_names() const;
+  bool is_group(std::string_view name) const;  // the member is a group (else a dataset or type)
 
   // One-call writes of whole contiguous datasets.
   dataset write(std::string_view name, std::span<const double> values);  // 1-D

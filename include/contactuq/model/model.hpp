@@ -12,6 +12,7 @@
 //   std::vector<curve_output> curves() const;   // default: none
 //   bool thread_safe() const;                   // default: false
 //   std::string name() const;                   // default: "" (the registry sets the name)
+//   evaluation_trace trace(std::span<const double>) const;  // full resolution; default: none
 // The sampler, optimiser and calibrator use only this interface.
 
 #include <cmath>
@@ -20,6 +21,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -52,6 +54,27 @@ struct curve_output {
 struct evaluation {
   std::vector<double> outputs;
   std::vector<std::vector<double>> curves;
+};
+
+// One evaluation at full resolution, for the evaluate method: named series over a common
+// abscissa (a dynamic model's every accepted step, the peaks inside steps and the located
+// events) and the events themselves, with the scalar outputs of the same run.
+struct trace_series {
+  std::string name;
+  units::dimension dim;
+  std::vector<double> values;  ///< one per abscissa point [SI]
+};
+struct trace_event {
+  std::string name;  ///< e.g. "contact start"
+  double at = 0.0;   ///< abscissa value [SI]
+};
+struct evaluation_trace {
+  std::string abscissa_name;  ///< e.g. "t"
+  units::dimension abscissa_dim;
+  std::vector<double> abscissa;  ///< non-decreasing [SI]
+  std::vector<trace_series> series;
+  std::vector<trace_event> events;
+  evaluation result;  ///< the scalar outputs (and grid curves) of the same evaluation
 };
 
 namespace detail {
@@ -94,6 +117,12 @@ class model {
   // std::logic_error when the model returns the wrong number of outputs or curve points.
   evaluation evaluate(std::span<const double> x) const;
 
+  // Whether the model records full-resolution traces (dynamic models).
+  bool has_trace() const noexcept { return has_trace_; }
+  // One evaluation at full resolution; throws std::logic_error for a model without traces and
+  // what evaluate() throws.
+  evaluation_trace trace(std::span<const double> x) const;
+
   // The registry names the model it built (e.g. "receptacle_pin").
   void set_name(std::string name) { name_ = std::move(name); }
 
@@ -112,6 +141,8 @@ class model {
     virtual bool thread_safe() const = 0;
     virtual std::string name() const = 0;
     virtual evaluation evaluate(std::span<const double> x) const = 0;
+    virtual bool has_trace() const = 0;
+    virtual evaluation_trace trace(std::span<const double> x) const = 0;
   };
   template <class T>
   struct holder final : base {
@@ -138,6 +169,16 @@ class model {
         return {};
     }
     evaluation evaluate(std::span<const double> x) const override { return value.evaluate(x); }
+    static constexpr bool traces = requires(const T& t, std::span<const double> x) {
+      { t.trace(x) } -> std::convertible_to<evaluation_trace>;
+    };
+    bool has_trace() const override { return traces; }
+    evaluation_trace trace(std::span<const double> x) const override {
+      if constexpr (traces)
+        return value.trace(x);
+      else
+        throw std::logic_error("this model records no traces");
+    }
     T value;
   };
 
@@ -149,6 +190,7 @@ class model {
   std::vector<variable> outputs_;
   std::vector<curve_output> curves_;
   bool thread_safe_ = false;
+  bool has_trace_ = false;
 };
 
 }  // namespace contactuq::model

@@ -75,8 +75,12 @@ class switch_model {
   std::string name() const { return "switch"; }
   // Throws parameter_error for inputs out of range, model_error when the simulation fails.
   evaluation evaluate(std::span<const double> x) const;
+  // evaluate() at full resolution: x1, x2, x3 and the contact force at every accepted step,
+  // the peaks inside steps and the located events (switch_options::record_steps).
+  evaluation_trace trace(std::span<const double> x) const;
   // The full result of one simulation at inputs x.
   dynamics::switch_result simulate(std::span<const double> x) const;
+  dynamics::switch_result simulate(std::span<const double> x, const dynamics::switch_options& options) const;
 
   const switch_setup& setup() const noexcept { return setup_; }
   // cor_<law>: the relative speed of slider on stop at first touch in the nominal design, at

@@ -40,4 +40,12 @@ std::vector<impact_case> run_impact_study(const impact_study_options& options);
 // contact_duration [s],residual_overlap [m],energy_dissipated [J],message
 void write_impact_csv(const std::string& path, const std::vector<impact_case>& cases);
 
+// The sweep as HDF5 (format "contactuq-impact", docs/hdf5-schema.md): root attributes format,
+// format_version, method = "impact", model = "impact", title and laws (the labels); the study
+// verbatim; approach_velocity [m/s]; one laws x velocities matrix per output (restitution,
+// peak_force, peak_overlap, contact_duration, residual_overlap, energy_dissipated; NaN where a
+// case failed, units attribute), status (0 ok, 1 failed) and messages (row-major, "" where ok).
+void write_impact_hdf5(const std::string& path, const io::study_document& doc, const impact_study_options& options,
+                       const std::vector<impact_case>& cases);
+
 }  // namespace contactuq::study

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace contactuq::cli {
+namespace contactuq::engine::detail {
 
 struct plot_series {
   std::vector<double> x, y;
@@ -16,4 +16,4 @@ struct plot_series {
 std::string text_plot(const std::vector<plot_series>& series, int width, int height,
                       const std::string& x_label, const std::string& y_label);
 
-}  // namespace contactuq::cli
+}  // namespace contactuq::engine::detail

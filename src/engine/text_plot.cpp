@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-namespace contactuq::cli {
+namespace contactuq::engine::detail {
 
 std::string text_plot(const std::vector<plot_series>& series, int width, int height,
                       const std::string& x_label, const std::string& y_label) {
@@ -51,4 +51,4 @@ std::string text_plot(const std::vector<plot_series>& series, int width, int hei
   return out;
 }
 
-}  // namespace contactuq::cli
+}  // namespace contactuq::engine::detail

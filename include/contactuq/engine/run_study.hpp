@@ -1,0 +1,84 @@
+#pragma once
+// One entry point for every study: a registered model x variables with roles x one method x one
+// result file. run_study() reads which method a study asks for (its root key `method`, or the
+// tables it holds), runs it and writes the method's result file. The command line, the Python
+// module and any other front end call only this; docs/architecture.md shows the data flow.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "contactuq/io/study_file.hpp"
+
+namespace contactuq::engine {
+
+// What a study does with its model.
+enum class method {
+  evaluate,   ///< one nominal case, full-resolution time histories with events
+  curve,      ///< the receptacle-pin stroke, forward and back ([stroke])
+  sweep,      ///< curves over the values of one parameter ([stroke] + [sweep])
+  impact,     ///< every contact law over approach velocities ([impact])
+  pinslot,    ///< the labelled cases of the pin-slot set-up
+  sample,     ///< Monte Carlo, LHS or QMC over the aleatoric inputs ([sampling])
+  nested,     ///< epistemic cases x aleatoric samples with common random numbers
+  optimize,   ///< robust design ([optimization])
+  calibrate,  ///< model inputs fitted to measured data (method = "calibrate", or [fit])
+};
+
+std::string_view to_string(method m);
+
+// The method a study asks for: its root key `method` when present (one of the names above;
+// anything else is an error naming the allowed values), otherwise inferred from its tables.
+// When neither says, `fallback` (the method of the command that runs it), or else
+// std::invalid_argument naming the file.
+method method_of(const io::study_document& doc, std::optional<method> fallback = std::nullopt);
+
+struct run_options {
+  // The result file; "" -> the study's [output] file, or else its file name with .h5 (in the
+  // working directory).
+  std::filesystem::path output;
+  bool write_result = true;      ///< false: print the summary only (curve and calibrate methods)
+  std::size_t threads = 0;       ///< worker threads; 0 -> all cores
+  bool resume = false;           ///< continue an unfinished run (sample, nested, optimize)
+  bool force = false;            ///< replace an existing result
+  bool yes = false;              ///< start even when the run needs over half of the memory
+  int compression = 1;           ///< deflate level of ensemble datasets, 0..9
+  std::string shard;             ///< "k/K": part k of K of a sampling plan; "" for all of it
+  std::size_t max_new = 0;       ///< optimize: stop after this many new evaluations (0: no limit)
+  std::filesystem::path csv;     ///< calibrate (receptacle-pin fit): also write every point here
+  std::filesystem::path export_study;  ///< calibrate (receptacle-pin fit): fitted [parameters.x]
+  std::optional<method> fallback;  ///< the method of a study that neither names nor implies one
+  std::string build_commit;      ///< the front end's git commit, stored in ensemble metadata
+  const std::atomic<bool>* stop = nullptr;  ///< set to true to stop cleanly (an interrupted run)
+  // Progress of long methods: cases (or evaluations) done and planned. Called from the thread
+  // that runs the study, never concurrently.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+  std::FILE* report = nullptr;  ///< where the summary tables go; nullptr: nowhere
+  std::FILE* errors = stderr;   ///< where failures and how to resume go; nullptr: nowhere
+};
+
+struct run_result {
+  method kind = method::sample;
+  std::filesystem::path output;  ///< the result file written
+  std::size_t planned = 0;       ///< cases (samples, impacts, evaluations) the study planned
+  std::size_t failed = 0;        ///< of them, how many failed
+  // README, "Exit codes": 0 done; 1 ran without a result (every case failed, a search found no
+  // feasible design, or failures = "abort" stopped it); 130 interrupted (resumable).
+  int exit_code = 0;
+};
+
+// Runs the study and writes its result file. Throws std::invalid_argument for bad input and
+// refusals (an existing result without force, --resume of a finished run), std::runtime_error
+// for files that cannot be read or written.
+run_result run_study(const io::study_document& doc, const run_options& options);
+
+// Throws std::invalid_argument when `path` (or an unfinished run of it, path + ".part") exists:
+// a result is replaced only with force, and continued only with resume.
+void refuse_overwrite(const std::filesystem::path& path, bool resumable = true);
+
+}  // namespace contactuq::engine

@@ -1,0 +1,95 @@
+"""Figures of an evaluate study (format "contactuq-evaluate"): every series of the trace against
+its abscissa at full resolution (every accepted step of the integrator, the peaks inside steps),
+with the located events marked, one figure per series; a model without traces gets its curves.
+
+`plot(path, outdir, fmt, args)` returns the files it wrote; `contactuq plot FILE.h5` calls it.
+`args.outputs` may name series (empty: all).
+"""
+
+import h5py
+import numpy as np
+
+from .style import axis_label, display_unit, legend_outside, new_figure, save
+
+
+def _text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _read(path):
+    with h5py.File(path, "r") as f:
+        if _text(f.attrs.get("format", "")) != "contactuq-evaluate":
+            raise ValueError(f"{path}: not a contactuq evaluate file")
+        if int(f.attrs["format_version"]) != 1:
+            raise ValueError(f"{path}: evaluate file format version {int(f.attrs['format_version'])}, "
+                             "this reader knows 1")
+        d = {"title": _text(f.attrs.get("title", "")), "model": _text(f.attrs["model"]),
+             "status": _text(f.attrs["status"]), "message": _text(f.attrs["message"]), "series": {}, "curves": {}}
+        if "trace" in f:
+            t = f["trace"]
+            name = _text(t.attrs["abscissa"])
+            d["abscissa"] = (name, _text(t[name].attrs["units"]), t[name][()])
+            for s in [_text(v) for v in t.attrs["series"]]:
+                d["series"][s] = (_text(t[s].attrs["units"]), t[s][()])
+            d["events"] = list(zip([_text(v) for v in t["event_names"][()]], t["event_at"][()]))
+        if "curves" in f:
+            for c in [_text(v) for v in f["curves"].attrs["names"]]:
+                ds = f["curves"][c]
+                d["curves"][c] = (_text(ds.attrs["units"]), _text(ds.attrs["abscissa_name"]),
+                                  _text(ds.attrs["abscissa_unit"]), np.asarray(ds.attrs["abscissa"]), ds[()])
+    return d
+
+
+# One marker per kind of event, in the order they are first met.
+_EVENT_MARKERS = (("v", "tab:red"), ("^", "tab:green"), ("o", "tab:purple"), ("s", "tab:orange"),
+                  ("D", "tab:brown"), ("x", "tab:pink"))
+
+
+def _mark_events(ax, events, x, values, x_factor, factor):
+    """Each event as a marker on the series where it happened (many events stay readable)."""
+    kinds = {}
+    for name, at in events:
+        kinds.setdefault(name, []).append(at)
+    for k, (name, times) in enumerate(kinds.items()):
+        marker, colour = _EVENT_MARKERS[k % len(_EVENT_MARKERS)]
+        t = np.asarray(times)
+        ax.plot(t * x_factor, np.interp(t, x, values) * factor, linestyle="none", marker=marker, ms=4,
+                mfc="none", color=colour, label=f"{name} ({len(t)})")
+
+
+def plot(path, outdir, fmt, args):
+    d = _read(path)
+    if d["status"] != "ok":
+        raise ValueError(f"{path}: the evaluation failed ({d['message']}); there is nothing to draw")
+    wanted = set(getattr(args, "outputs", []) or [])
+    written = []
+    if d["series"]:
+        x_name, x_unit, x = d["abscissa"]
+        x_label, x_factor = display_unit(x_unit)
+        for name, (unit, values) in d["series"].items():
+            if wanted and name not in wanted:
+                continue
+            _, factor = display_unit(unit)
+            fig, ax = new_figure(7.5, 4.2)
+            ax.plot(x * x_factor, values * factor, lw=0.9, color="tab:blue", label=f"{name} ({len(x)} points)")
+            ax.plot(x * x_factor, values * factor, ".", ms=1.5, color="tab:blue")
+            _mark_events(ax, d["events"], x, values, x_factor, factor)
+            ax.set_xlabel(axis_label(x_name, x_unit))
+            ax.set_ylabel(axis_label(name, unit))
+            ax.set_title(f"{d['title'] or d['model']}: {name}", fontsize=9)
+            legend_outside(ax)
+            written.append(save(fig, outdir, f"trace_{name}", fmt))
+    for name, (unit, a_name, a_unit, a, values) in d["curves"].items():
+        if wanted and name not in wanted:
+            continue
+        _, factor = display_unit(unit)
+        _, a_factor = display_unit(a_unit)
+        fig, ax = new_figure()
+        ax.plot(a * a_factor, values * factor, lw=1.0)
+        ax.set_xlabel(axis_label(a_name, a_unit))
+        ax.set_ylabel(axis_label(name, unit))
+        ax.set_title(f"{d['title'] or d['model']}: {name}", fontsize=9)
+        written.append(save(fig, outdir, f"curve_{name}", fmt))
+    if not written:
+        raise ValueError(f"{path}: the evaluation stored no series or curves to draw")
+    return written

@@ -1,0 +1,112 @@
+// The subcommands that run one kind of study: each is `contactuq run` for its methods, with the
+// output options it has always had.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "commands.hpp"
+
+namespace contactuq::cli {
+namespace {
+
+struct alias_options {
+  std::string study, output;
+  engine::run_options run;
+  bool quiet = false;
+};
+
+CLI::App* add_alias(CLI::App& app, const char* name, const char* help, const char* example,
+                    const std::shared_ptr<alias_options>& o) {
+  CLI::App* sub = app.add_subcommand(name, help);
+  sub->add_option("study", o->study, fmt::format("Study file (TOML), e.g. {}", example))
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--force", o->run.force, "Replace existing output files");
+  return sub;
+}
+
+}  // namespace
+
+void add_curve_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<alias_options>();
+  CLI::App* sub = add_alias(app, "curve",
+                            "Evaluate a receptacle-pin insertion stroke (forward and back) and summarise it; "
+                            "`contactuq run` for curve and sweep studies",
+                            "studies/williams_bifurcated.toml", o);
+  sub->add_option("-o,--output", o->output, "Write the curves to OUT.csv or OUT.h5");
+  sub->add_flag("-q,--quiet", o->quiet, "Print only where the results went");
+  sub->callback([o, &exit_code] {
+    o->run.output = o->output;
+    o->run.write_result = !o->output.empty();
+    exit_code = run_engine(o->study, o->run, o->quiet, "curve", {engine::method::curve, engine::method::sweep});
+  });
+}
+
+void add_impact_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<alias_options>();
+  CLI::App* sub = add_alias(app, "impact",
+                            "Simulate a two-body impact with each contact law over a range of approach velocities; "
+                            "`contactuq run` for impact studies",
+                            "studies/impact_models.toml", o);
+  sub->add_option("-o,--output", o->output,
+                  "Write every impact to OUT.h5 or OUT.csv (default: the study's [output] file)");
+  sub->callback([o, &exit_code] {
+    o->run.output = o->output;
+    exit_code = run_engine(o->study, o->run, false, "impact", {engine::method::impact});
+  });
+}
+
+void add_pinslot_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<alias_options>();
+  CLI::App* sub = add_alias(app, "pinslot",
+                            "Simulate the pin-slot clearance-joint set-up of Skrinjar et al. for each case of a "
+                            "study; `contactuq run` for pinslot studies",
+                            "studies/pinslot_validation.toml", o);
+  sub->add_option("-o,--output", o->output, "Write force histories to OUT.h5 (default: the study's [output] file)");
+  sub->callback([o, &exit_code] {
+    o->run.output = o->output;
+    exit_code = run_engine(o->study, o->run, false, "pinslot", {engine::method::pinslot});
+  });
+}
+
+void add_fit_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<alias_options>();
+  std::string csv, toml;
+  CLI::App* sub = add_alias(app, "fit",
+                            "Calibrate model inputs to measured data (any registered model; receptacle-pin "
+                            "insertion curves); `contactuq run` for calibrate studies",
+                            "studies/fit_williams.toml", o);
+  sub->add_option("-o,--output", o->output,
+                  "Write the fit to OUT.h5 (format contactuq-fit or contactuq-calibration; contactuq plot draws it)");
+  sub->add_option("--csv", o->run.csv, "Write measured and fitted force at every point to OUT.csv");
+  sub->add_option("--export", o->run.export_study,
+                  "Write the fitted parameters as [parameters.<x>] tables of a run study to OUT.toml");
+  sub->add_flag("-q,--quiet", o->quiet, "Print only where the results went");
+  sub->callback([o, &exit_code] {
+    o->run.output = o->output;
+    o->run.write_result = !o->output.empty();
+    exit_code = run_engine(o->study, o->run, o->quiet, "fit", {engine::method::calibrate});
+  });
+}
+
+void add_optimize_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<alias_options>();
+  CLI::App* sub = add_alias(app, "optimize",
+                            "Robust design: optimise a study's design variables under its aleatoric inputs (and "
+                            "contact models) and write an HDF5 file; `contactuq run` for optimize studies",
+                            "studies/receptacle_robust_design.toml", o);
+  sub->add_option("-o,--output", o->output, "File to write (default: the study's name with .h5)");
+  sub->add_option("-j,--threads", o->run.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 65536));
+  sub->add_flag("--resume", o->run.resume,
+                "Go on with an interrupted run of the same study: evaluations in the file are replayed, not redone");
+  sub->add_option("--max-new", o->run.max_new,
+                  "Stop (as if interrupted) before evaluating more than this many new designs in this invocation")
+      ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
+  sub->add_flag("-q,--quiet", o->quiet, "No progress and no table");
+  sub->callback([o, &exit_code] {
+    o->run.output = o->output;
+    exit_code = run_engine(o->study, o->run, o->quiet, "optimize", {engine::method::optimize});
+  });
+}
+
+}  // namespace contactuq::cli
