@@ -197,7 +197,7 @@ TEST_CASE("the fit does not depend on the unit system of the input file") {
     }
 }
 
-TEST_CASE("Huber and Cauchy losses keep outliers from pulling the fit; least squares does not") {
+TEST_CASE("Huber and Cauchy losses keep outliers from pulling the fit, least squares does not") {
   auto data = cal::make_synthetic(figure25(0.0116, 0.21), arms(0.369), stroke(2, 60)).data;
   for (std::size_t i : {20, 35, 50}) data.strokes[0].force[i] += 5.0 * grf;  // three spikes
   auto o = kmu_d0(2);
@@ -338,7 +338,7 @@ samples = 10
   CHECK(s.sampling.rank_correlation.rows() == 3);
 }
 
-TEST_CASE("the blind data set (mm, mN; generating values withheld from the file) is recovered") {
+TEST_CASE("the blind data set (mm, mN, generating values withheld from the file) is recovered") {
   // Generating values of tests/calibrate/blind_synthetic.toml, which
   // data/insertion/blind_synthetic.csv does not disclose.
   const double K = 0.0089 * lbf_in_per_deg, mu = 0.16, d0 = 0.3765 * inch;

@@ -177,7 +177,7 @@ TEST_CASE("insertion CSV: CR-only and CRLF line endings and a UTF-8 byte order m
   }
 }
 
-TEST_CASE("insertion CSV: errors show binary bytes escaped; devices and non-finite values are refused") {
+TEST_CASE("insertion CSV: errors show binary bytes escaped, devices and non-finite values are refused") {
   try {
     parse(std::string("x [in],F [grf]\n0,1\n\x01\x02\xFF,3\n"));
     FAIL("no error");

@@ -274,7 +274,7 @@ TEST_CASE("run refuses to replace a result without --force and to resume a finis
   CHECK(io::read_ensemble(out).schema.metadata.seed == 2027);
 }
 
-TEST_CASE("run: a write that fails (file size limit) exits cleanly; --resume completes it bit-identical",
+TEST_CASE("run: a write that fails (file size limit) exits cleanly, --resume completes it bit-identical",
           "[cli][run]") {
   scratch s;
   const std::string study = write_study(s, 5000, 40);

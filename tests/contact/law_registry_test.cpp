@@ -170,7 +170,7 @@ TEST_CASE("registry: bad or missing parameters are named", "[contact][registry]"
   }
 }
 
-TEST_CASE("registry: a law is a value; copies carry the history and peeks leave it alone",
+TEST_CASE("registry: a law is a value, copies carry the history and peeks leave it alone",
           "[contact][registry]") {
   register_builtin_laws();
   auto law =

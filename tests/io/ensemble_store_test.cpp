@@ -392,7 +392,7 @@ TEST_CASE("appending continues across a clean close and reopening", "[io]") {
   CHECK(e.schema.metadata.end_time == "2024-05-01T13:00:00Z");
 }
 
-TEST_CASE("a writer killed after a flushed block loses nothing; resume equals an uninterrupted run",
+TEST_CASE("a writer killed after a flushed block loses nothing, resume equals an uninterrupted run",
           "[io]") {
   scratch_dir dir;
   const auto reference = read_ensemble(write_uninterrupted(dir));
@@ -622,7 +622,7 @@ TEST_CASE("schema errors name the field", "[io]") {
   CHECK_THROWS_WITH(parse_input_role("random"), Contains("fixed, design, aleatoric or epistemic"));
 }
 
-TEST_CASE("a finished complete file is converted for HDF5 1.8 readers; resuming it is refused",
+TEST_CASE("a finished complete file is converted for HDF5 1.8 readers, resuming it is refused",
           "[io]") {
   scratch_dir dir;
   const auto path = dir / "finished.h5";

@@ -111,7 +111,7 @@ TEST_CASE("outputs are bit-identical at 1 and 2 threads and any block size", "[e
   CHECK(one.messages == two.messages);
 }
 
-TEST_CASE("a model that fails on some samples records them; the others are intact", "[ensemble_runner]") {
+TEST_CASE("a model that fails on some samples records them, the others are intact", "[ensemble_runner]") {
   const ensemble_study s = small_study({large_mu});
   memory_sink sink;
   const io::sample_matrix x = sample_inputs(s);
