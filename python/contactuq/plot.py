@@ -7,10 +7,12 @@ has `plot(path, outdir, fmt, args)` returning the list of files it wrote.
 
 import argparse
 import importlib
+import json
 import os
 import sys
 
 from . import _open, _text
+from .plots import style
 
 
 def file_kind(path):
@@ -31,7 +33,10 @@ def main(argv=None):
                         help="scalar output to plot (repeatable; default all)")
     parser.add_argument("--curve", dest="curves", action="append", default=[],
                         help="curve output to plot (repeatable; default all)")
+    parser.add_argument("--display-units", help="the study's [output] units as JSON (contactuq plot passes them)")
     args = parser.parse_args(argv)
+    if args.display_units:
+        style.set_display_units(json.loads(args.display_units))
     try:
         kind = file_kind(args.file)
         try:

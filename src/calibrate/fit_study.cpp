@@ -36,7 +36,7 @@ units::dimension input_dimension(const std::string& name) {
 
 fit_study read_fit_study(const io::study_document& doc) {
   const io::study_table root = doc.root();
-  root.allow_only({"title", "model", "data", "fit", "output"});
+  root.allow_only({"title", "method", "model", "data", "fit", "output"});
   fit_study s;
   s.title = root.string_or("title", "");
   const io::study_table model = root.table("model");

@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/paths.hpp"
+#include "json_writer.hpp"
 
 namespace contactuq::cli {
 namespace {
@@ -75,6 +76,42 @@ int run_program(const std::vector<std::string>& args) {
   return code;
 }
 
+// The study's [output] units for the Python figures: {"by_name": {variable: [unit, factor]},
+// "by_si": {SI unit: [unit, factor]}} with shown value = SI value * factor; "" when the study
+// asks for none (the figures then use their own report units).
+std::string display_units_json(const std::filesystem::path& file) {
+  const engine::shown_units shown = engine::display_units_of_result(file);
+  if (shown.units.base.is_si() && shown.units.by_name.empty()) return {};
+  json_writer w;
+  const auto entry = [&w](const std::string& unit, double factor) {
+    w.begin_array();
+    w.value(unit);
+    w.value(factor);
+    w.end_array();
+  };
+  w.begin_object();
+  w.key("by_name");
+  w.begin_object();
+  for (const auto& v : shown.variables) {
+    w.key(v.name);
+    entry(shown.units.unit_for(v.name, v.dim), shown.units.factor(v.name, v.dim));
+  }
+  w.end_object();
+  w.key("by_si");
+  w.begin_object();
+  std::vector<std::string> seen;
+  for (const auto& v : shown.variables) {
+    const std::string si = units::si_unit(v.dim);
+    if (si.empty() || std::find(seen.begin(), seen.end(), si) != seen.end()) continue;
+    seen.push_back(si);
+    w.key(si);
+    entry(shown.units.base.unit_for(v.dim), shown.units.base.from_si(1.0, v.dim));
+  }
+  w.end_object();
+  w.end_object();
+  return w.str();
+}
+
 }  // namespace
 
 void add_plot_command(CLI::App& app, int& exit_code) {
@@ -121,6 +158,10 @@ void add_plot_command(CLI::App& app, int& exit_code) {
     if (!ec) setenv("CONTACTUQ_EXE", self.c_str(), 1);
     std::vector<std::string> args = {python_interpreter(), "-m",      "contactuq.plot", o->file, "--outdir",
                                      outdir.string(),      "--format", o->format};
+    if (const std::string shown = display_units_json(o->file); !shown.empty()) {
+      args.push_back("--display-units");
+      args.push_back(shown);
+    }
     for (const auto& name : o->outputs) {
       args.push_back("--output");
       args.push_back(name);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "commands.hpp"
+#include "contactuq/io/display_units.hpp"
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/study/nested_summary.hpp"
 #include "contactuq/uq/replicates.hpp"
@@ -21,6 +22,7 @@ namespace {
 struct summarize_options {
   std::string file;
   bool json = false;
+  bool si = false;  ///< ignore the study's [output] units
   std::size_t bootstrap = 1000;
   double confidence = 0.95;
   std::vector<double> probabilities = {0.05, 0.5, 0.95};
@@ -67,7 +69,7 @@ bool replicate_intervals(const io::ensemble& e) {
 }
 
 void print_text(const io::ensemble& e, const std::vector<uq::summary>& summaries, const status_counts& c,
-                const summarize_options& o, bool nested) {
+                const summarize_options& o, bool nested, std::string_view units) {
   const auto& m = e.schema.metadata;
   fmt::print("{}: {} of {} samples ({}, seed {}), {} thread{} on {}\n", o.file, e.rows, m.samples, m.design, m.seed,
              m.threads, m.threads == 1 ? "" : "s", m.host.empty() ? "?" : m.host);
@@ -91,10 +93,10 @@ void print_text(const io::ensemble& e, const std::vector<uq::summary>& summaries
   if (nested) return;  // per case, below: pooling the cases would mix the model forms
   const std::string ci = fmt::format("{:g}% CI", 100.0 * o.confidence);
   if (replicate_intervals(e))
-    fmt::print("\nOutputs (SI units; {} from {} independent QMC replicates; failed samples left out):\n", ci,
+    fmt::print("\nOutputs ({}; {} from {} independent QMC replicates; failed samples left out):\n", units, ci,
                e.schema.metadata.replicates);
   else
-    fmt::print("\nOutputs (SI units; {} from {} bootstrap resamples; failed samples left out):\n", ci, o.bootstrap);
+    fmt::print("\nOutputs ({}; {} from {} bootstrap resamples; failed samples left out):\n", units, ci, o.bootstrap);
   for (std::size_t j = 0; j < summaries.size(); ++j) {
     const auto& out = e.schema.outputs[j];
     const uq::summary& s = summaries[j];
@@ -347,7 +349,8 @@ void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries
 
 // Returns the number of samples that ran without failing.
 std::size_t summarize_ensemble(const summarize_options& o) {
-  const io::ensemble e = io::read_ensemble(o.file, {.curves = false});
+  io::ensemble e = io::read_ensemble(o.file, {.curves = false});
+  const bool converted = !o.si && io::convert_for_display(e, o.file);
   uq::summary_options so;
   so.bootstrap_resamples = o.bootstrap;
   so.confidence = o.confidence;
@@ -379,7 +382,7 @@ std::size_t summarize_ensemble(const summarize_options& o) {
   if (o.json) {
     print_json(e, summaries, c, o, nested);
   } else {
-    print_text(e, summaries, c, o, is_nested);
+    print_text(e, summaries, c, o, is_nested, converted ? "the study's [output] units" : "SI units");
     if (nested) print_nested_text(*nested, o);
   }
   return c.ok;
@@ -394,6 +397,7 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<summarize_options>();
   sub->add_option("file", o->file, "HDF5 file written by `contactuq run` (any method)")->required()->check(CLI::ExistingFile);
   sub->add_flag("--json", o->json, "Print JSON instead of tables");
+  sub->add_flag("--si", o->si, "SI units, whatever the study's [output] units ask for");
   sub->add_option("--bootstrap", o->bootstrap, "Bootstrap resamples for the intervals (0: none, at most 100000)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));

@@ -125,6 +125,10 @@ run_result run_evaluate(const io::study_document& doc, const run_options& o, con
   const io::study_table root = doc.root();
   root.allow_only({"title", "method", "model", "parameters", "output"});
   const model::model m = model::make_model(root.table("model"));
+  if (const auto output = root.optional_table("output")) {
+    output->allow_only({"file", "units"});
+    io::read_display_units(*output, m.named_dimensions());  // checked here, applied by summarize and plot
+  }
   const std::vector<double> x = evaluate_inputs(root, m);
   make_parent(out);
   run_result r{.kind = method::evaluate, .output = out, .planned = 1};

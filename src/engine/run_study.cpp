@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "contactuq/io/hdf5.hpp"
+#include "contactuq/model/registry.hpp"
 #include "methods.hpp"
 
 namespace contactuq::engine {
@@ -102,6 +104,24 @@ run_result run_study(const io::study_document& doc, const run_options& options) 
     case method::calibrate: return detail::run_calibrate(doc, options, out);
   }
   throw std::logic_error("run_study: unhandled method");
+}
+
+shown_units display_units_of_result(const std::filesystem::path& file) {
+  shown_units shown;
+  try {
+    const io::hdf5::file f(file, io::hdf5::file_mode::read_only, {.latest_format = false});
+    if (!f.contains("study")) return shown;
+    const io::study_document doc = io::study_document::parse(f.open_dataset("study").read_text(), file.string());
+    const io::study_table root = doc.root();
+    if (root.has("model")) {
+      model::register_builtin_models();
+      shown.variables = model::make_model(root.table("model")).named_dimensions();
+    }
+    if (const auto output = root.optional_table("output")) shown.units = io::read_display_units(*output, shown.variables);
+  } catch (const std::exception&) {
+    return {};  // another version's study, or no model to name: SI
+  }
+  return shown;
 }
 
 namespace detail {

@@ -1,5 +1,7 @@
 #include "contactuq/model/model.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <set>
@@ -58,6 +60,17 @@ std::vector<std::string> model::output_names() const { return names_of(outputs_)
 std::vector<std::string> model::curve_names() const { return names_of(curves_); }
 std::vector<std::string> model::input_units() const { return units_of(inputs_); }
 std::vector<std::string> model::output_units() const { return units_of(outputs_); }
+
+std::vector<io::named_dimension> model::named_dimensions() const {
+  std::vector<io::named_dimension> out;
+  for (const auto& v : inputs_) out.push_back({v.name, v.dim});
+  for (const auto& v : outputs_) out.push_back({v.name, v.dim});
+  for (const auto& c : curves_) out.push_back({c.name, c.dim});
+  for (const auto& c : curves_)
+    if (std::none_of(out.begin(), out.end(), [&](const auto& n) { return n.name == c.abscissa_name; }))
+      out.push_back({c.abscissa_name, c.abscissa_dim});
+  return out;
+}
 
 std::size_t model::find_input(std::string_view name) const {
   for (std::size_t i = 0; i < inputs_.size(); ++i)

@@ -12,11 +12,6 @@ namespace u = units;
 
 namespace {
 
-// Power of a base unit in a product, e.g. ("in", 2) -> "in^2".
-std::string power_text(const std::string& unit, int p) {
-  return p == 1 ? unit : fmt::format("{}^{}", unit, p);
-}
-
 output_units read_output_units(const io::study_table& output) {
   output.allow_only({"units"});
   return read_units_key(output, {});
@@ -25,63 +20,12 @@ output_units read_output_units(const io::study_table& output) {
 }  // namespace
 
 output_units read_units_key(const io::study_table& table, output_units fallback) {
-  output_units out = std::move(fallback);
-  if (!table.has("units")) return out;
-  if (table.value_text("units").front() == '{') {
-    const io::study_table t = table.table("units");
-    t.allow_only({"length", "force", "angle"});
-    out.length = t.string_or("length", out.length);
-    out.force = t.string_or("force", out.force);
-    out.angle = t.string_or("angle", out.angle);
-    try {
-      out.validate();
-    } catch (const std::invalid_argument& e) {
-      t.fail(e.what());
-    }
-    return out;
-  }
-  const std::string preset = table.choice("units", {"SI", "in-lbf", "in-grf", "mm-N"});
-  if (preset == "SI") out = {"m", "N", "rad"};
-  if (preset == "in-lbf") out = {"in", "lbf", "deg"};
-  if (preset == "in-grf") out = {"in", "grf", "deg"};
-  if (preset == "mm-N") out = {"mm", "N", "deg"};
-  return out;
-}
-
-void output_units::validate() const {
-  u::from_si(1.0, length, u::length);
-  u::from_si(1.0, force, u::force);
-  u::from_si(1.0, angle, u::angle);
-}
-
-std::string output_units::unit_for(u::dimension d) const {
-  // Express d as force^f * length^l * angle^a; mass and time appear only through force.
-  const int f = d.mass;
-  const int l = d.length - f;
-  const int a = d.angle;
-  if (d.duration != -2 * f) return u::si_unit(d);  // not expressible: fall back to SI
-  std::string num, den;
-  auto add = [&](const std::string& unit, int p) {
-    if (p == 0) return;
-    std::string& side = p > 0 ? num : den;
-    if (!side.empty()) side += '*';
-    side += power_text(unit, std::abs(p));
-  };
-  add(force, f);
-  add(length, l);
-  add(angle, a);
-  if (den.empty()) return num;
-  return fmt::format("{}/{}", num.empty() ? "1" : num, den);
-}
-
-double output_units::from_si(double si, u::dimension d) const {
-  const std::string unit = unit_for(d);
-  return unit.empty() ? si : u::from_si(si, unit, d);
+  return io::read_display_units(table, {}, {std::move(fallback), {}}).base;
 }
 
 curve_study_options read_curve_study(const io::study_document& doc) {
   const io::study_table root = doc.root();
-  root.allow_only({"title", "model", "stroke", "sweep", "output"});
+  root.allow_only({"title", "method", "model", "stroke", "sweep", "output"});
   curve_study_options opt;
   opt.title = root.string_or("title", "");
 

@@ -284,12 +284,17 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
 ensemble_study read_ensemble_study(const io::study_document& doc, const study_reading& reading) {
   const io::study_table root = doc.root();
   if (reading.design_inputs)
-    root.allow_only({"title", "model", "parameters", "sampling", "optimization"});
+    root.allow_only({"title", "method", "model", "parameters", "sampling", "optimization", "output"});
   else
-    root.allow_only({"title", "model", "parameters", "sampling"});
+    root.allow_only({"title", "method", "model", "parameters", "sampling", "output"});
   const io::study_table model_table = root.table("model");
   ensemble_study study{root.string_or("title", ""), model::make_model(model_table), {}, {}, {}, {}};
   const model::model& m = study.model;
+  // [output]: where the result goes (engine/run_study.cpp) and how it is shown (summarize, plot).
+  if (const auto output = root.optional_table("output")) {
+    output->allow_only({"file", "units"});
+    io::read_display_units(*output, m.named_dimensions());
+  }
 
   std::vector<std::optional<input_spec>> given(m.inputs().size());
   const io::study_table parameters = root.table("parameters");

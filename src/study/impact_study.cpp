@@ -45,7 +45,7 @@ std::vector<double> read_velocities(const io::study_table& impact) {
 
 impact_study_options read_impact_study(const io::study_document& doc, const std::string& data_dir) {
   const io::study_table root = doc.root();
-  root.allow_only({"study", "material_table", "impact", "laws", "output"});
+  root.allow_only({"study", "method", "material_table", "impact", "laws", "output"});
   impact_study_options opt;
   if (auto study = root.optional_table("study")) {
     study->allow_only({"kind", "title"});

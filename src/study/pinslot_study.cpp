@@ -12,7 +12,7 @@ namespace contactuq::study {
 
 pinslot_study read_pinslot_study(const io::study_document& doc) {
   const auto root = doc.root();
-  root.allow_only({"title", "model", "cases", "output"});
+  root.allow_only({"title", "method", "model", "cases", "output"});
   pinslot_study st;
   st.title = root.string_or("title", "");
   const auto model = root.table("model");

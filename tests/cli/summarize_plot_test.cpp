@@ -150,3 +150,41 @@ TEST_CASE("a nested study with Sobol sampling: summarize per case, horsetail and
     CHECK(std::filesystem::file_size(dir / "plots" / name) > 10000);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("summarize and plot show the study's [output] units, the file stays SI", "[cli][summarize][units]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("contactuq-units-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string text = read_text(std::string(CONTACTUQ_SOURCE_DIR) + "/studies/quickstart.toml");
+  text.replace(text.find("samples = 1000"), 14, "samples = 40");
+  text += "\n[output]\nunits = { length = \"in\", force = \"lbf\", peak_insertion = \"grf\" }\n";
+  const std::string study = (dir / "units.toml").string(), file = (dir / "units.h5").string();
+  std::ofstream(study) << text;
+  REQUIRE(run_cli("run " + study + " -o " + file + " -q").exit_code == 0);
+
+  const io::ensemble e = io::read_ensemble(file, {.curves = false});
+  const auto j = e.output_index("peak_insertion");
+  CHECK(e.schema.outputs[j].unit == "N");  // stored in SI
+  const double max_si = e.outputs.col(static_cast<Eigen::Index>(j)).maxCoeff();
+
+  const cli_result shown = run_cli("summarize " + file + " --json --bootstrap 0");
+  REQUIRE(shown.exit_code == 0);
+  CHECK_THAT(shown.output, Contains("\"unit\": \"grf\"") && Contains("\"unit\": \"lbf*in\""));
+  // The first "max" after the output's name.
+  const auto at = shown.output.find("\"max\": ", shown.output.find("\"name\": \"peak_insertion\""));
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(shown.output.substr(at + 7)) == Approx(max_si / 9.80665e-3).epsilon(1e-12));
+  const cli_result si = run_cli("summarize " + file + " --si --bootstrap 0");
+  CHECK_THAT(si.output, Contains("SI units") && Contains("peak_insertion [N]"));
+  const cli_result table = run_cli("summarize " + file + " --bootstrap 0");
+  CHECK_THAT(table.output, Contains("the study's [output] units") && Contains("peak_insertion [grf]") &&
+                               Contains("x_c [in]"));
+
+  // The figures label their axes in the same units.
+  const cli_result plot = run_cli("plot " + file + " -o " + (dir / "plots").string() + " --format svg --output "
+                                  "peak_insertion --curve Fx_total");
+  INFO(plot.output);
+  REQUIRE(plot.exit_code == 0);
+  CHECK_THAT(read_text((dir / "plots" / "peak_insertion_cdf.svg").string()), Contains("peak_insertion [grf]"));
+  CHECK_THAT(read_text((dir / "plots" / "Fx_total_band.svg").string()), Contains("Fx_total [lbf]"));
+  std::filesystem::remove_all(dir);
+}

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "contactuq/io/display_units.hpp"
 #include "contactuq/io/study_file.hpp"
 
 namespace contactuq::engine {
@@ -80,5 +81,14 @@ run_result run_study(const io::study_document& doc, const run_options& options);
 // Throws std::invalid_argument when `path` (or an unfinished run of it, path + ".part") exists:
 // a result is replaced only with force, and continued only with resume.
 void refuse_overwrite(const std::filesystem::path& path, bool resumable = true);
+
+// How a result file asks to be shown: the [output] units of the study stored in it, with the
+// variables of its model (rebuilt from the study's [model] table) they may name. SI when the
+// file holds no study, or one this version no longer reads.
+struct shown_units {
+  io::display_units units;
+  std::vector<io::named_dimension> variables;
+};
+shown_units display_units_of_result(const std::filesystem::path& file);
 
 }  // namespace contactuq::engine

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "contactuq/io/display_units.hpp"
 #include "contactuq/units/quantity.hpp"
 
 namespace contactuq::model {
@@ -107,6 +108,9 @@ class model {
   // SI unit text per input / output, e.g. "m", "N*m/rad", "" for dimensionless.
   std::vector<std::string> input_units() const;
   std::vector<std::string> output_units() const;
+  // Every name a study's [output] units may give a unit: inputs, outputs, curves and their
+  // abscissae (each abscissa name once).
+  std::vector<io::named_dimension> named_dimensions() const;
   // Index of an input by name, or inputs().size() when there is none.
   std::size_t find_input(std::string_view name) const;
   // Whether two threads may call evaluate() on the same object at once.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "contactuq/contact/receptacle_pin.hpp"
+#include "contactuq/io/display_units.hpp"
 #include "contactuq/io/study_file.hpp"
 #include "contactuq/model/receptacle_pin_table.hpp"
 #include "contactuq/units/quantity.hpp"
@@ -14,16 +15,8 @@
 namespace contactuq::study {
 
 // Units the results are reported in; SI unless the study's [output] units say otherwise.
-struct output_units {
-  std::string length = "m";
-  std::string force = "N";
-  std::string angle = "rad";
-
-  void validate() const;  // throws std::invalid_argument for an unknown or mismatched unit
-  // Unit text for a quantity of dimension d built from these ("in", "lbf*in/deg", "").
-  std::string unit_for(units::dimension d) const;
-  double from_si(double si, units::dimension d) const;
-};
+// Units of printed and CSV results: length, force, angle (and time) base units.
+using output_units = io::unit_system;
 
 // The `units` key of a study table: an inline table { length, force, angle } (missing entries
 // from `fallback`) or a preset "SI", "in-lbf", "in-grf", "mm-N"; `fallback` when absent. Errors

@@ -16,7 +16,7 @@ def _title(e):
 def scalar_figures(e, name, outdir, fmt):
     """Histogram and ECDF of output `name` over the samples that succeeded."""
     unit = e.output_units[e.output_names.index(name)]
-    _, factor = display_unit(unit)
+    _, factor = display_unit(unit, name)
     values = e.output(name)
     finite = values[np.isfinite(values)] * factor
     left_out = values.size - finite.size
@@ -58,8 +58,8 @@ def curve_figure(e, name, outdir, fmt):
     """Median over the successful samples with the 5-95 % band, against the curve's abscissa."""
     info = e.curve_info[name]
     values = e.curve(name)[e.ok]
-    _, fy = display_unit(info["ordinate_unit"])
-    _, fx = display_unit(info["abscissa_unit"])
+    _, fy = display_unit(info["ordinate_unit"], name)
+    _, fx = display_unit(info["abscissa_unit"], info["abscissa_name"])
     x = info["abscissa"] * fx
     fig, ax = new_figure()
     if values.shape[0]:
@@ -122,7 +122,7 @@ def horsetail_figure(e, name, outdir, fmt, summary):
     """Family of empirical CDFs, one per epistemic case, with their envelope (the p-box)."""
     j = e.output_names.index(name)
     unit = e.output_units[j]
-    _, factor = display_unit(unit)
+    _, factor = display_unit(unit, name)
     cases = e.metadata.get("epistemic_cases") or ["nominal"]
     fig, ax = new_figure(7.0, 4.6)
     grid_values = []

@@ -17,13 +17,28 @@ _DISPLAY = {
 }
 
 
-def display_unit(unit):
-    """(label, factor) to show values stored in SI `unit`."""
+# A study's [output] units, set by `contactuq plot --display-units` (plot.py): by variable name
+# and by SI unit, each (label, factor). They take precedence over _DISPLAY.
+_STUDY_UNITS = {"by_name": {}, "by_si": {}}
+
+
+def set_display_units(units):
+    """Use a study's [output] units: {"by_name": {name: [unit, factor]}, "by_si": {...}}."""
+    _STUDY_UNITS["by_name"] = {k: (v[0], float(v[1])) for k, v in units.get("by_name", {}).items()}
+    _STUDY_UNITS["by_si"] = {k: (v[0], float(v[1])) for k, v in units.get("by_si", {}).items()}
+
+
+def display_unit(unit, name=None):
+    """(label, factor) to show values stored in SI `unit` (of the variable `name`, if known)."""
+    if name is not None and name in _STUDY_UNITS["by_name"]:
+        return _STUDY_UNITS["by_name"][name]
+    if unit in _STUDY_UNITS["by_si"]:
+        return _STUDY_UNITS["by_si"][unit]
     return _DISPLAY.get(unit, (unit, 1.0))
 
 
 def axis_label(name, unit):
-    label, _ = display_unit(unit)
+    label, _ = display_unit(unit, name)
     return f"{name} [{label}]" if label else f"{name} [-]"
 
 
