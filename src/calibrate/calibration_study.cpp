@@ -592,6 +592,29 @@ void write_calibration_hdf5(const std::filesystem::path& path, const io::study_d
   inputs.write_texts("units", s.setup.model.input_units());
   inputs.write("value", r.inputs).set_attribute("units", "as /inputs/units");
 
+  // The cases: every model input of each case (the optimum with the case's measured inputs),
+  // so that figures draw measured and fitted values against whatever varied between cases.
+  auto cases = file.create_group("cases");
+  std::vector<std::string> labels;
+  std::vector<double> case_inputs;
+  for (const auto& c : s.cases) {
+    labels.push_back(c.label);
+    std::vector<double> x = r.inputs;
+    for (const auto& [i, v] : c.inputs) x[i] = v;
+    case_inputs.insert(case_inputs.end(), x.begin(), x.end());
+  }
+  cases.write_texts("labels", labels);
+  auto ci = cases.write("inputs", std::span<const double>(case_inputs), s.cases.size(), r.inputs.size());
+  ci.set_attribute("names", s.setup.model.input_names());
+  ci.set_attribute("units", s.setup.model.input_units());
+  std::vector<std::string> measured_inputs;
+  for (std::size_t i = 0; i < r.inputs.size(); ++i)
+    if (std::any_of(s.cases.begin(), s.cases.end(), [i](const measured_case& c) {
+          return std::any_of(c.inputs.begin(), c.inputs.end(), [i](const auto& p) { return p.first == i; });
+        }))
+      measured_inputs.push_back(s.setup.model.inputs()[i].name);
+  cases.set_attribute("measured_inputs", measured_inputs);
+
   // Residuals: one group per measured output or curve.
   auto res = file.create_group("residuals");
   res.set_attribute("cases", r.case_labels);
@@ -600,10 +623,18 @@ void write_calibration_hdf5(const std::filesystem::path& path, const io::study_d
     g.set_attribute("kind", rs.curve ? "curve" : "output");
     g.set_attribute("scale", rs.scale);
     g.set_attribute("rms", rs.rms);
-    std::vector<double> ci(rs.case_index.begin(), rs.case_index.end()), d(rs.measured.size());
+    std::vector<double> ci_index(rs.case_index.begin(), rs.case_index.end()), d(rs.measured.size());
     for (std::size_t p = 0; p < d.size(); ++p) d[p] = rs.fitted[p] - rs.measured[p];
-    g.write("case", ci).set_attribute("units", "index of the case (row) in the study's data");
-    if (rs.curve) g.write("x", rs.x).set_attribute("units", "abscissa, SI");
+    if (rs.curve) {
+      const auto& curves = s.setup.model.curves();
+      const auto c = std::find_if(curves.begin(), curves.end(), [&](const auto& k) { return k.name == rs.name; });
+      auto x = g.write("x", rs.x);
+      if (c != curves.end()) {
+        x.set_attribute("units", units::si_unit(c->abscissa_dim));
+        x.set_attribute("name", c->abscissa_name);
+      }
+    }
+    g.write("case", ci_index).set_attribute("units", "row of /cases");
     g.write("measured", rs.measured).set_attribute("units", rs.unit);
     g.write("fitted", rs.fitted).set_attribute("units", rs.unit);
     g.write("residual", d).set_attribute("units", rs.unit);

@@ -82,8 +82,9 @@ def plot(path, outdir, fmt, args=None):
     ax.set_xlabel(f"displacement x [{lu}]")
     ax.set_ylabel(f"force on the receptacle F [{fu}]")
     ax.set_title(f"{title}\nmeasured and fitted insertion force", fontsize=9)
-    ax.text(0.98, 0.5, _parameter_text(d) + f"\n({conf} % intervals, SI)", transform=ax.transAxes, fontsize=7,
-            va="center", ha="right", bbox=dict(boxstyle="round", fc="white", alpha=0.8))
+    # Beside the axes, under the legend: never over the data.
+    ax.text(1.02, 0.0, _parameter_text(d) + f"\n({conf} % intervals, SI)", transform=ax.transAxes, fontsize=7,
+            va="bottom", ha="left", bbox=dict(boxstyle="round", fc="white", alpha=0.8))
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     path_curves = f"{outdir}/fit_curves.{fmt}"
     fig.savefig(path_curves, dpi=150, bbox_inches="tight")
