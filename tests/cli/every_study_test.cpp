@@ -1,0 +1,39 @@
+// `contactuq run` runs the shipped studies of every method, and `summarize` and `plot` read each
+// result file: the slow studies (robust designs, nested switch studies, threaded insertion)
+// are run by hand before a release (scripts/run_every_study.sh).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+#include "run_cli.hpp"
+
+using Catch::Matchers::Contains;
+
+TEST_CASE("every method's shipped study runs, summarizes and plots", "[cli][engine]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("contactuq-every-study-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string studies = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/";
+  for (const char* name : {"williams_bifurcated", "williams_sweep_mu", "impact_models", "pinslot_validation",
+                           "switch_evaluate", "fit_williams", "calibrate_switch", "impact_uq", "quickstart"}) {
+    INFO(name);
+    const std::string out = (dir / (std::string(name) + ".h5")).string();
+    const cli_result run = run_cli("run " + studies + name + ".toml -o " + out + " -j 2");
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    const cli_result summary = run_cli("summarize " + out + " --bootstrap 100");
+    INFO(summary.output);
+    CHECK(summary.exit_code == 0);
+    CHECK_THAT(summary.output, Contains(out));
+    const auto figures = dir / (std::string(name) + "_plots");
+    const cli_result plot = run_cli("plot " + out + " -o " + figures.string());
+    INFO(plot.output);
+    CHECK(plot.exit_code == 0);
+    std::size_t written = 0;
+    if (std::filesystem::exists(figures))
+      for (const auto& f : std::filesystem::directory_iterator(figures)) written += f.path().extension() == ".png";
+    CHECK(written >= 1);
+  }
+  std::filesystem::remove_all(dir);
+}
