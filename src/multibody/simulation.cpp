@@ -245,231 +245,302 @@ class evaluator {
 namespace odeint = boost::numeric::odeint;
 using dense_stepper = decltype(odeint::make_dense_output(1e-10, 1e-7, 1e-4, odeint::runge_kutta_dopri5<state_type>()));
 
-}  // namespace
+// Samples on the output grid up to end_time, t = 0 included.
+std::size_t output_samples(const simulation_options& o) {
+  return static_cast<std::size_t>(std::floor(o.end_time / o.sample_interval * (1 + 1e-12))) + 1;
+}
 
-simulation_result simulate(const planar_system& system, const simulation_options& o) {
-  o.validate();
-  if (system.bodies().empty()) throw parameter_error("bodies", "the system has no bodies");
-  simulation_result r;
-  r.joints = system.reported_joints();
-  const std::size_t n = system.coordinates();
-  const std::size_t nj = r.joints.size();
-  const std::size_t ncl = system.clearance_joints().size();
-  r.peak_force.assign(nj, 0.0);
-  r.impulse_x.assign(nj, 0.0);
-  r.impulse_y.assign(nj, 0.0);
-  r.impulse.assign(nj, 0.0);
+// The kinks of the forces in time, sorted, then end_time: the steps stop at each.
+std::vector<double> force_breakpoints(const planar_system& system, double end_time) {
+  std::vector<double> breakpoints;
+  for (const auto& f : system.forces())
+    if (f.breakpoint > 0 && f.breakpoint < end_time) breakpoints.push_back(f.breakpoint);
+  std::sort(breakpoints.begin(), breakpoints.end());
+  breakpoints.push_back(end_time);
+  return breakpoints;
+}
 
-  evaluator ev(system, o);
-  auto rhs = [&ev](const state_type& x, state_type& dxdt, double t) { ev.evaluate(t, x.data(), dxdt.data()); };
+// What ends the piece of a step that is kept: a force breakpoint, a contact onset or release, or
+// nothing (the whole step).
+enum class event_kind { none, breakpoint, onset, release };
 
-  state_type y(2 * n, 0.0);
-  {
-    const Eigen::VectorXd v0 = system.initial_velocities();
-    for (std::size_t i = 0; i < n; ++i) y[n + i] = v0[static_cast<Eigen::Index>(i)];
+struct step_end {
+  double time = 0.0;
+  event_kind event = event_kind::none;
+  std::size_t joint = 0;  // the clearance joint of an onset or release
+};
+
+// One run of simulate(): the integrator, the contact states and the result they fill. Each step
+// is cut at its first event, where the integrator restarts (with the contact step size while a
+// contact is closed).
+class simulation_run {
+ public:
+  // The state at t = 0: contacts already closed, the first sample and the integrator.
+  simulation_run(const planar_system& system, const simulation_options& o)
+      : system_(system),
+        o_(o),
+        ev_(system, o),
+        n_(system.coordinates()),
+        ncl_(system.clearance_joints().size()),
+        y_(2 * n_, 0.0),
+        scratch_(2 * n_),
+        x_(2 * n_),
+        xm_(2 * n_),
+        sample_count_(output_samples(o)),
+        breakpoints_(force_breakpoints(system, o.end_time)) {
+    r_.joints = system.reported_joints();
+    nj_ = r_.joints.size();
+    r_.peak_force.assign(nj_, 0.0);
+    r_.impulse_x.assign(nj_, 0.0);
+    r_.impulse_y.assign(nj_, 0.0);
+    r_.impulse.assign(nj_, 0.0);
+    {
+      const Eigen::VectorXd v0 = system.initial_velocities();
+      for (std::size_t i = 0; i < n_; ++i) y_[n_ + i] = v0[static_cast<Eigen::Index>(i)];
+    }
+    ev_.load(y_.data());  // contacts closed at t = 0 (a resting pin)
+    for (std::size_t k = 0; k < ncl_; ++k) {
+      const auto w = ev_.locate(k);
+      if (w.overlap > 0) close(k, ev_.contact_velocity(k, w).first);
+    }
+    record_sample(0.0, y_);
+    next_sample_ = 1;
+    f_start_ = forces_at(0.0, y_);
+    restart(0.0, std::min(o.contact_step, o.max_step) * 0.1);
   }
+
+  // Integrates to end_time; failures end the run with their status.
+  simulation_result integrate() {
+    auto rhs = [this](const state_type& x, state_type& dxdt, double t) {
+      ev_.evaluate(t, x.data(), dxdt.data());
+    };
+    try {
+      while (t_ < o_.end_time) {
+        if (r_.steps >= o_.max_steps)
+          return fail(
+              simulation_status::too_many_steps,
+              fmt::format("more than max_steps = {} steps before t = {} s", o_.max_steps, t_));
+        const auto [ta, tb] = stepper_->do_step(rhs);
+        ++r_.steps;
+        if (tb - ta < 1e-15 * std::max(1.0, std::abs(tb)))
+          return fail(simulation_status::step_underflow,
+                      fmt::format("step size underflow at t = {} s", ta));
+        const step_end end = first_event(ta, tb);
+        const auto f_end = account_piece(ta, end.time);
+        if (end.event == event_kind::none) {
+          t_ = tb;
+          y_ = stepper_->current_state();
+          f_start_ = f_end;
+          continue;
+        }
+        take_event(end);
+      }
+    } catch (const model_error& e) {
+      return fail(simulation_status::model_error, e.what());
+    } catch (const odeint::step_adjustment_error& e) {
+      return fail(simulation_status::step_underflow, e.what());
+    }
+    r_.rhs_evaluations = ev_.evaluations;
+    return std::move(r_);
+  }
+
+ private:
   // Closes contact k at the loaded state: every feature's law starts a contact at delta'_0.
-  auto close = [&](std::size_t k, double rate) {
-    const auto& c = system.clearance_joints()[k].contact;
-    auto& j = ev.joints[k];
+  void close(std::size_t k, double rate) {
+    const auto& c = system_.clearance_joints()[k].contact;
+    auto& j = ev_.joints[k];
     for (auto& law : j.laws) {
       law.reset();
       law.force(0.0, std::max(rate, c.minimum_impact_velocity));
     }
     j.closed = true;
-  };
-  auto open = [&](std::size_t k) {
-    auto& j = ev.joints[k];
+  }
+  void open(std::size_t k) {
+    auto& j = ev_.joints[k];
     for (auto& law : j.laws) law.reset();
     j.closed = false;
-  };
-  ev.load(y.data());
-  for (std::size_t k = 0; k < ncl; ++k) {
-    const auto w = ev.locate(k);
-    if (w.overlap > 0) close(k, ev.contact_velocity(k, w).first);
   }
 
   // Forces (and their magnitude) at a state, for samples, peaks and impulses.
-  state_type scratch(2 * n);
-  auto forces_at = [&](double t, const state_type& x) {
-    ev.evaluate(t, x.data(), scratch.data());
-    --ev.evaluations;
-    return ev.joint_forces;
-  };
-  auto track_peak = [&](const std::vector<vec2>& f) {
-    for (std::size_t k = 0; k < nj; ++k) r.peak_force[k] = std::max(r.peak_force[k], f[k].norm());
-  };
+  std::vector<vec2> forces_at(double t, const state_type& x) {
+    ev_.evaluate(t, x.data(), scratch_.data());
+    --ev_.evaluations;
+    return ev_.joint_forces;
+  }
+  void track_peak(const std::vector<vec2>& f) {
+    for (std::size_t k = 0; k < nj_; ++k)
+      r_.peak_force[k] = std::max(r_.peak_force[k], f[k].norm());
+  }
 
-  std::size_t next_sample = 0;
-  const auto sample_count = static_cast<std::size_t>(std::floor(o.end_time / o.sample_interval * (1 + 1e-12))) + 1;
-  auto record_sample = [&](double t, const state_type& x) {
+  void record_sample(double t, const state_type& x) {
     const auto f = forces_at(t, x);
     track_peak(f);
-    r.time.push_back(t);
-    for (std::size_t i = 0; i < n; ++i) {
-      r.positions.push_back(ev.q()[static_cast<Eigen::Index>(i)]);
-      r.velocities.push_back(ev.v()[static_cast<Eigen::Index>(i)]);
+    r_.time.push_back(t);
+    for (std::size_t i = 0; i < n_; ++i) {
+      r_.positions.push_back(ev_.q()[static_cast<Eigen::Index>(i)]);
+      r_.velocities.push_back(ev_.v()[static_cast<Eigen::Index>(i)]);
     }
-    for (std::size_t k = 0; k < nj; ++k) r.force_x.push_back(f[k].x()), r.force_y.push_back(f[k].y());
-    for (std::size_t k = 0; k < ncl; ++k) {
-      const auto w = ev.locate(k);
-      r.overlap.push_back(w.overlap);
-      r.feature.push_back(static_cast<int>(w.feature));
-      r.in_contact.push_back(ev.joints[k].closed ? 1 : 0);
+    for (std::size_t k = 0; k < nj_; ++k)
+      r_.force_x.push_back(f[k].x()), r_.force_y.push_back(f[k].y());
+    for (std::size_t k = 0; k < ncl_; ++k) {
+      const auto w = ev_.locate(k);
+      r_.overlap.push_back(w.overlap);
+      r_.feature.push_back(static_cast<int>(w.feature));
+      r_.in_contact.push_back(ev_.joints[k].closed ? 1 : 0);
     }
-    r.constraint_violation.push_back(system.constraint_values(ev.q()).norm());
-    r.energy.push_back(system.mechanical_energy(ev.q(), ev.v()));
-  };
-
-  std::vector<double> breakpoints;
-  for (const auto& f : system.forces())
-    if (f.breakpoint > 0 && f.breakpoint < o.end_time) breakpoints.push_back(f.breakpoint);
-  std::sort(breakpoints.begin(), breakpoints.end());
-  breakpoints.push_back(o.end_time);
-  std::size_t next_breakpoint = 0;
-
-  auto any_closed = [&] {
-    return std::any_of(ev.joints.begin(), ev.joints.end(), [](const joint_runtime& j) { return j.closed; });
-  };
-  std::optional<dense_stepper> stepper;
-  auto restart = [&](double t, double dt) {
-    const double h = any_closed() ? o.contact_step : o.max_step;
-    stepper.emplace(odeint::make_dense_output(o.absolute_tolerance, o.relative_tolerance, h,
-                                              odeint::runge_kutta_dopri5<state_type>()));
-    stepper->initialize(y, t, std::min(dt, h));
-  };
-
-  double t = 0.0;
-  record_sample(0.0, y);
-  next_sample = 1;
-  std::vector<vec2> f_start = forces_at(0.0, y);
-  restart(0.0, std::min(o.contact_step, o.max_step) * 0.1);
-
-  state_type x(2 * n), xm(2 * n);
-  // Overlap of clearance joint k on the current step's dense output at time s.
-  auto overlap_at = [&](std::size_t k, double s) {
-    stepper->calc_state(s, x);
-    ev.load(x.data());
-    return ev.locate(k).overlap;
-  };
-
-  auto fail = [&](simulation_status status, const std::string& message) {
-    r.status = status;
-    r.message = message;
-    r.rhs_evaluations = ev.evaluations;
-    return r;
-  };
-
-  try {
-    while (t < o.end_time) {
-      if (r.steps >= o.max_steps)
-        return fail(simulation_status::too_many_steps,
-                    fmt::format("more than max_steps = {} steps before t = {} s", o.max_steps, t));
-      const auto [ta, tb] = stepper->do_step(rhs);
-      ++r.steps;
-      if (tb - ta < 1e-15 * std::max(1.0, std::abs(tb)))
-        return fail(simulation_status::step_underflow, fmt::format("step size underflow at t = {} s", ta));
-
-      double t_stop = tb;
-      enum class kind { none, breakpoint, onset, release } event = kind::none;
-      std::size_t event_joint = 0;
-      if (tb >= breakpoints[next_breakpoint]) t_stop = breakpoints[next_breakpoint], event = kind::breakpoint;
-
-      // Contact events inside [ta, t_stop]: the earliest wins.
-      for (std::size_t k = 0; k < ncl; ++k) {
-        const double g_stop = overlap_at(k, t_stop);
-        const bool closed = ev.joints[k].closed;
-        if (closed ? g_stop >= 0 : g_stop <= 0) continue;
-        // Root of delta(t) on the dense output by the Illinois method. Onset: the state where
-        // 0 < delta <= delta_0 (we go on to 1e-3 delta_0: the laws here reach delta_0 at the
-        // speeds of Section 5); release: the first state with delta <= 0.
-        double a = ta, b = t_stop;
-        double ga = overlap_at(k, a), gb = g_stop;
-        if (closed ? ga <= 0 : ga > 0) {
-          b = a;  // already across at the step start
-        } else {
-          const double target = 1e-3 * o.penetration_tolerance;
-          int side = 0;
-          for (int it = 0; it < 200; ++it) {
-            if (!closed && gb <= target) break;
-            if (b - a <= 4e-16 * std::max(1.0, std::abs(b))) break;
-            double c = b - gb * (b - a) / (gb - ga);
-            if (!(c > a && c < b)) c = 0.5 * (a + b);
-            const double gc = overlap_at(k, c);
-            if (closed ? gc > 0 : gc <= 0) {
-              a = c, ga = gc;
-              if (side == -1) gb *= 0.5;
-              side = -1;
-            } else {
-              b = c, gb = gc;
-              if (side == 1) ga *= 0.5;
-              side = 1;
-            }
-          }
-        }
-        if (b <= t_stop) {
-          t_stop = b;
-          event = closed ? kind::release : kind::onset;
-          event_joint = k;
-        }
-      }
-
-      // Samples, peak and impulse over [ta, t_stop].
-      while (next_sample < sample_count) {
-        const double ts = static_cast<double>(next_sample) * o.sample_interval;
-        if (ts > t_stop) break;
-        stepper->calc_state(ts, x);
-        record_sample(ts, x);
-        ++next_sample;
-      }
-      const double tm = 0.5 * (ta + t_stop);
-      stepper->calc_state(tm, xm);
-      const auto f_mid = forces_at(tm, xm);
-      stepper->calc_state(t_stop, x);
-      const auto f_end = forces_at(t_stop, x);
-      track_peak(f_mid);
-      track_peak(f_end);
-      const double h = t_stop - ta;
-      for (std::size_t k = 0; k < nj; ++k) {  // Simpson's rule
-        r.impulse_x[k] += h / 6 * (f_start[k].x() + 4 * f_mid[k].x() + f_end[k].x());
-        r.impulse_y[k] += h / 6 * (f_start[k].y() + 4 * f_mid[k].y() + f_end[k].y());
-        r.impulse[k] += h / 6 * (f_start[k].norm() + 4 * f_mid[k].norm() + f_end[k].norm());
-      }
-      for (std::size_t k = 0; k < ncl; ++k) {
-        ev.load(x.data());
-        r.max_overlap = std::max(r.max_overlap, ev.locate(k).overlap);
-      }
-
-      if (event == kind::none) {
-        t = tb;
-        y = stepper->current_state();
-        f_start = f_end;
-        continue;
-      }
-      const double dt = stepper->current_time_step();
-      t = t_stop;
-      y = x;
-      ev.load(y.data());
-      if (event == kind::breakpoint) {
-        ++next_breakpoint;
-      } else if (event == kind::onset) {
-        const auto w = ev.locate(event_joint);
-        const double rate = ev.contact_velocity(event_joint, w).first;
-        r.impacts.push_back({t, event_joint, w.feature, w.overlap, rate});
-        close(event_joint, rate);
-      } else {
-        open(event_joint);
-      }
-      f_start = forces_at(t, y);
-      if (t < o.end_time) restart(t, event == kind::onset ? std::min(dt, o.contact_step) : dt);
-    }
-  } catch (const model_error& e) {
-    return fail(simulation_status::model_error, e.what());
-  } catch (const odeint::step_adjustment_error& e) {
-    return fail(simulation_status::step_underflow, e.what());
+    r_.constraint_violation.push_back(system_.constraint_values(ev_.q()).norm());
+    r_.energy.push_back(system_.mechanical_energy(ev_.q(), ev_.v()));
   }
-  r.rhs_evaluations = ev.evaluations;
-  return r;
+
+  bool any_closed() const {
+    return std::any_of(ev_.joints.begin(), ev_.joints.end(),
+                       [](const joint_runtime& j) { return j.closed; });
+  }
+  // A fresh integrator at (t, y_): its largest step is the contact step while a contact is closed.
+  void restart(double t, double dt) {
+    const double h = any_closed() ? o_.contact_step : o_.max_step;
+    stepper_.emplace(odeint::make_dense_output(o_.absolute_tolerance, o_.relative_tolerance, h,
+                                               odeint::runge_kutta_dopri5<state_type>()));
+    stepper_->initialize(y_, t, std::min(dt, h));
+  }
+
+  // Overlap of clearance joint k on the current step's dense output at time s.
+  double overlap_at(std::size_t k, double s) {
+    stepper_->calc_state(s, x_);
+    ev_.load(x_.data());
+    return ev_.locate(k).overlap;
+  }
+
+  // The end of the kept piece of the step [ta, tb]: the next breakpoint or, before it, the
+  // earliest contact event.
+  step_end first_event(double ta, double tb) {
+    step_end end{tb};
+    if (tb >= breakpoints_[next_breakpoint_])
+      end = {breakpoints_[next_breakpoint_], event_kind::breakpoint};
+    // Contact events inside [ta, t_stop]: the earliest wins.
+    for (std::size_t k = 0; k < ncl_; ++k) {
+      const double g_stop = overlap_at(k, end.time);
+      const bool closed = ev_.joints[k].closed;
+      if (closed ? g_stop >= 0 : g_stop <= 0) continue;
+      const double b = contact_crossing(k, closed, ta, end.time, g_stop);
+      if (b <= end.time) end = {b, closed ? event_kind::release : event_kind::onset, k};
+    }
+    return end;
+  }
+
+  // Root of delta(t) of clearance joint k in [a, b] (delta = gb at b, across) on the dense output
+  // by the Illinois method. Onset: the state where 0 < delta <= delta_0 (we go on to 1e-3
+  // delta_0: the laws here reach delta_0 at the speeds of Section 5); release: the first state
+  // with delta <= 0.
+  double contact_crossing(std::size_t k, bool closed, double a, double b, double gb) {
+    double ga = overlap_at(k, a);
+    if (closed ? ga <= 0 : ga > 0) return a;  // already across at the step start
+    const double target = 1e-3 * o_.penetration_tolerance;
+    int side = 0;
+    for (int it = 0; it < 200; ++it) {
+      if (!closed && gb <= target) break;
+      if (b - a <= 4e-16 * std::max(1.0, std::abs(b))) break;
+      double c = b - gb * (b - a) / (gb - ga);
+      if (!(c > a && c < b)) c = 0.5 * (a + b);
+      const double gc = overlap_at(k, c);
+      if (closed ? gc > 0 : gc <= 0) {
+        a = c, ga = gc;
+        if (side == -1) gb *= 0.5;
+        side = -1;
+      } else {
+        b = c, gb = gc;
+        if (side == 1) ga *= 0.5;
+        side = 1;
+      }
+    }
+    return b;
+  }
+
+  // Samples, peak and impulse over the kept piece [ta, t_stop]. Leaves the state at t_stop in x_
+  // and returns the forces there.
+  std::vector<vec2> account_piece(double ta, double t_stop) {
+    while (next_sample_ < sample_count_) {
+      const double ts = static_cast<double>(next_sample_) * o_.sample_interval;
+      if (ts > t_stop) break;
+      stepper_->calc_state(ts, x_);
+      record_sample(ts, x_);
+      ++next_sample_;
+    }
+    const double tm = 0.5 * (ta + t_stop);
+    stepper_->calc_state(tm, xm_);
+    const auto f_mid = forces_at(tm, xm_);
+    stepper_->calc_state(t_stop, x_);
+    auto f_end = forces_at(t_stop, x_);
+    track_peak(f_mid);
+    track_peak(f_end);
+    const double h = t_stop - ta;
+    for (std::size_t k = 0; k < nj_; ++k) {  // Simpson's rule
+      r_.impulse_x[k] += h / 6 * (f_start_[k].x() + 4 * f_mid[k].x() + f_end[k].x());
+      r_.impulse_y[k] += h / 6 * (f_start_[k].y() + 4 * f_mid[k].y() + f_end[k].y());
+      r_.impulse[k] += h / 6 * (f_start_[k].norm() + 4 * f_mid[k].norm() + f_end[k].norm());
+    }
+    for (std::size_t k = 0; k < ncl_; ++k) {
+      ev_.load(x_.data());
+      r_.max_overlap = std::max(r_.max_overlap, ev_.locate(k).overlap);
+    }
+    return f_end;
+  }
+
+  // Moves to the event at the end of the kept piece (state in x_) and restarts the integrator
+  // there: a breakpoint is passed, a contact closes (with the located impact) or opens.
+  void take_event(const step_end& end) {
+    const double dt = stepper_->current_time_step();
+    t_ = end.time;
+    y_ = x_;
+    ev_.load(y_.data());
+    if (end.event == event_kind::breakpoint) {
+      ++next_breakpoint_;
+    } else if (end.event == event_kind::onset) {
+      const auto w = ev_.locate(end.joint);
+      const double rate = ev_.contact_velocity(end.joint, w).first;
+      r_.impacts.push_back({t_, end.joint, w.feature, w.overlap, rate});
+      close(end.joint, rate);
+    } else {
+      open(end.joint);
+    }
+    f_start_ = forces_at(t_, y_);
+    if (t_ < o_.end_time)
+      restart(t_, end.event == event_kind::onset ? std::min(dt, o_.contact_step) : dt);
+  }
+
+  simulation_result fail(simulation_status status, const std::string& message) {
+    r_.status = status;
+    r_.message = message;
+    r_.rhs_evaluations = ev_.evaluations;
+    return std::move(r_);
+  }
+
+  const planar_system& system_;
+  const simulation_options& o_;
+  evaluator ev_;
+  std::size_t n_;       // coordinates
+  std::size_t ncl_;     // clearance joints
+  std::size_t nj_ = 0;  // reported joints
+  simulation_result r_;
+  state_type y_;        // the state at t_, where the current integrator started
+  state_type scratch_;  // derivative of forces_at(), unused
+  state_type x_, xm_;   // states on the dense output
+  std::size_t sample_count_;
+  std::size_t next_sample_ = 0;
+  std::vector<double> breakpoints_;  // of the forces, then end_time
+  std::size_t next_breakpoint_ = 0;
+  std::optional<dense_stepper> stepper_;
+  std::vector<vec2> f_start_;  // forces at the start of the kept piece
+  double t_ = 0.0;
+};
+
+}  // namespace
+
+simulation_result simulate(const planar_system& system, const simulation_options& o) {
+  o.validate();
+  if (system.bodies().empty()) throw parameter_error("bodies", "the system has no bodies");
+  simulation_run run(system, o);
+  return run.integrate();
 }
 
 }  // namespace contactuq::multibody
