@@ -625,75 +625,154 @@ struct cvode_handle {
   }
 };
 
-}  // namespace
+// One start of a bolt: the CVODE memory, the measures of the bolt's pose against the nut and the
+// result filled while stepping. Not copyable: CVODE holds the address of data_.
+class insertion_run {
+ public:
+  insertion_run(const insertion_params& params, const insertion_system& sys)
+      : params_(params),
+        sys_(sys),
+        p_(params.thread.pitch),
+        t_end_(sys.t_end()),
+        data_{&sys, {}},
+        tilt_ok_(engaged_tilt_limit(params.thread)),
+        full_thread_(p_ * (0.5 + params.thread.runup_angle / two_pi)) {
+    setup_cvode();
+    z0_tip_ = tip_of(unpack(N_VGetArrayPointer(h_.y))).z();
+  }
+  insertion_run(const insertion_run&) = delete;
+  insertion_run& operator=(const insertion_run&) = delete;
 
-insertion_result simulate_insertion(const insertion_params& params) {
-  params.validate();
-  const insertion_system sys(params);
-  const auto& tp = params.thread;
-  const double p = tp.pitch;
-  const double t_end = sys.t_end();
-  insertion_result res;
+  // Steps CVODE to t_end, or until the start is decided (with stop_when_decided), fails or
+  // takes more than max_steps steps.
+  void integrate() {
+    if (n_hist_ > 0) {
+      record(0.0, N_VGetArrayPointer(h_.y));
+      next_sample_ = 1;
+    }
+    bool decided = false;
+    while (t_ < t_end_ && !decided) {
+      const int flag = CVode(h_.mem, t_end_, h_.y, &t_, CV_ONE_STEP);
+      if (flag < 0) {
+        res_.outcome = insertion_outcome::inconclusive;
+        res_.message =
+            data_.error.empty() ? std::string(CVodeGetReturnFlagName(flag)) : data_.error;
+        break;
+      }
+      record_history_through(t_);
+      long taken = 0;
+      CVodeGetNumSteps(h_.mem, &taken);
+      if (taken >= params_.max_steps) {
+        res_.message = fmt::format("more than max_steps = {} integrator steps by t = {} s",
+                                   params_.max_steps, t_);
+        break;
+      }
+      decided = watch_step();
+    }
+    long steps = 0;
+    CVodeGetNumSteps(h_.mem, &steps);
+    res_.steps = steps;
+    res_.rhs_evaluations = sys_.rhs_count;
+    res_.final_time = t_;
+  }
 
-  cvode_handle h;
-  cvode_data data{&sys, {}};
-  if (SUNContext_Create(nullptr, &h.ctx) != 0) throw std::runtime_error("SUNContext_Create failed");
-  h.y = N_VNew_Serial(n_state, h.ctx);
-  h.atol = N_VNew_Serial(n_state, h.ctx);
-  h.dky = N_VNew_Serial(n_state, h.ctx);
-  sys.initial_state(N_VGetArrayPointer(h.y));
-  const double pos_tol = params.relative_tolerance * p;
-  const double speed = params.feed > 0 ? params.feed : p / t_end;
-  double* at = N_VGetArrayPointer(h.atol);
-  for (int i = 0; i < 3; ++i) at[i] = pos_tol;
-  for (int i = 3; i < 7; ++i) at[i] = 1e-7;
-  for (int i = 7; i < 10; ++i) at[i] = 1e3 * params.relative_tolerance * speed;
-  for (int i = 10; i < 13; ++i) at[i] = 1e3 * params.relative_tolerance * speed / p;
-  at[13] = 1e-12;
-  at[14] = 1e-6;
-  h.mem = CVodeCreate(CV_BDF, h.ctx);
-  h.A = SUNDenseMatrix(n_state, n_state, h.ctx);
-  h.ls = SUNLinSol_Dense(h.y, h.A, h.ctx);
-  int flag = CVodeInit(h.mem, rhs, 0.0, h.y);
-  if (flag == CV_SUCCESS) flag = CVodeSetUserData(h.mem, &data);
-  if (flag == CV_SUCCESS) flag = CVodeSVtolerances(h.mem, params.relative_tolerance, h.atol);
-  if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(h.mem, h.ls, h.A);
-  if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(h.mem, params.max_steps);
-  if (flag == CV_SUCCESS) flag = CVodeSetMaxStep(h.mem, (p / speed) / (2.0 * params.points_per_turn));
-  if (flag == CV_SUCCESS) flag = CVodeSetStopTime(h.mem, t_end);
-  if (flag == CV_SUCCESS) flag = CVodeSetErrHandlerFn(h.mem, silent_handler, nullptr);
-  if (flag != CV_SUCCESS) throw std::runtime_error("CVODE setup failed");
+  // The outcome from the state where the integration stopped.
+  insertion_result judge() {
+    const bolt_state s = unpack(N_VGetArrayPointer(h_.y));
+    const evaluation_terms e = sys_.terms(t_, s, true, false);
+    const double depth = -tip_of(s).z() - full_thread_;
+    res_.final_tilt = tilt_of(s);
+    res_.phase_error = phase_of(s);
+    res_.axial_advance = z0_tip_ - tip_of(s).z();
+    res_.engagement_margin = depth - params_.engage_depth;
+    res_.energy_dissipated = s.dissipated;
+    res_.cross_threaded = cross_threaded(e.points, depth);
+    if (!res_.message.empty()) {
+      res_.outcome = insertion_outcome::inconclusive;
+    } else if (res_.max_tilt > params_.tip_angle) {
+      res_.outcome = insertion_outcome::tipped;
+    } else if (res_.cross_threaded) {
+      res_.outcome = insertion_outcome::cross_threaded;
+    } else if (depth >= params_.engage_depth && res_.final_tilt <= tilt_ok_ &&
+               std::abs(res_.phase_error) < 0.5 * pi) {
+      res_.outcome = insertion_outcome::engaged;
+    } else if (depth + full_thread_ < 0.25 * p_) {
+      res_.outcome = insertion_outcome::no_start;
+    } else {
+      res_.outcome = insertion_outcome::jammed;
+    }
+    res_.success = res_.outcome == insertion_outcome::engaged;
+    if (res_.success && std::isnan(res_.time_to_engage)) res_.time_to_engage = t_;
+    if (!res_.success) res_.time_to_engage = std::numeric_limits<double>::quiet_NaN();
+    return std::move(res_);
+  }
 
-  const double tilt_ok =
-      std::max(pi / 180, 2 * std::atan(tp.allowance * std::tan(tp.flank_angle) / (0.5 * tp.major_diameter)));
-  auto tilt_of = [](const bolt_state& s) {
+ private:
+  // The largest tilt at which a start counts as engaged [rad]: from the allowance on the flanks
+  // over the major radius, at least 1 degree.
+  static double engaged_tilt_limit(const thread_params& tp) {
+    return std::max(pi / 180, 2 * std::atan(tp.allowance * std::tan(tp.flank_angle) /
+                                            (0.5 * tp.major_diameter)));
+  }
+
+  // BDF with a dense linear solver, from the bolt moving with the gripper at t = 0; a step is at
+  // most half the time between two probe points of a turn (points_per_turn).
+  void setup_cvode() {
+    if (SUNContext_Create(nullptr, &h_.ctx) != 0)
+      throw std::runtime_error("SUNContext_Create failed");
+    h_.y = N_VNew_Serial(n_state, h_.ctx);
+    h_.atol = N_VNew_Serial(n_state, h_.ctx);
+    h_.dky = N_VNew_Serial(n_state, h_.ctx);
+    sys_.initial_state(N_VGetArrayPointer(h_.y));
+    const double rtol = params_.relative_tolerance;
+    const double pos_tol = rtol * p_;
+    const double speed = params_.feed > 0 ? params_.feed : p_ / t_end_;
+    double* at = N_VGetArrayPointer(h_.atol);
+    for (int i = 0; i < 3; ++i) at[i] = pos_tol;
+    for (int i = 3; i < 7; ++i) at[i] = 1e-7;
+    for (int i = 7; i < 10; ++i) at[i] = 1e3 * rtol * speed;
+    for (int i = 10; i < 13; ++i) at[i] = 1e3 * rtol * speed / p_;
+    at[13] = 1e-12;
+    at[14] = 1e-6;
+    h_.mem = CVodeCreate(CV_BDF, h_.ctx);
+    h_.A = SUNDenseMatrix(n_state, n_state, h_.ctx);
+    h_.ls = SUNLinSol_Dense(h_.y, h_.A, h_.ctx);
+    int flag = CVodeInit(h_.mem, rhs, 0.0, h_.y);
+    if (flag == CV_SUCCESS) flag = CVodeSetUserData(h_.mem, &data_);
+    if (flag == CV_SUCCESS) flag = CVodeSVtolerances(h_.mem, rtol, h_.atol);
+    if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(h_.mem, h_.ls, h_.A);
+    if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(h_.mem, params_.max_steps);
+    if (flag == CV_SUCCESS)
+      flag = CVodeSetMaxStep(h_.mem, (p_ / speed) / (2.0 * params_.points_per_turn));
+    if (flag == CV_SUCCESS) flag = CVodeSetStopTime(h_.mem, t_end_);
+    if (flag == CV_SUCCESS) flag = CVodeSetErrHandlerFn(h_.mem, silent_handler, nullptr);
+    if (flag != CV_SUCCESS) throw std::runtime_error("CVODE setup failed");
+  }
+
+  static double tilt_of(const bolt_state& s) {
     return std::acos(std::clamp(s.q.toRotationMatrix()(2, 2), -1.0, 1.0));
-  };
-  auto tip_of = [&](const bolt_state& s) {
-    return Vector3d(s.x_cm - s.q.toRotationMatrix() * sys.r_cm());
-  };
-  auto phase_of = [&](const bolt_state& s) {  // helical phase error, 0 = meshing
-    const double delta = tip_of(s).z() - p * (sys.theta_z0() + s.spin) / two_pi;
-    return wrap_pi(two_pi * (delta - 0.5 * p) / p);
-  };
-  auto cross_threaded = [&](const std::vector<contact_point>& cps, double depth) {
+  }
+  Vector3d tip_of(const bolt_state& s) const {
+    return Vector3d(s.x_cm - s.q.toRotationMatrix() * sys_.r_cm());
+  }
+  double phase_of(const bolt_state& s) const {  // helical phase error, 0 = meshing
+    const double delta = tip_of(s).z() - p_ * (sys_.theta_z0() + s.spin) / two_pi;
+    return wrap_pi(two_pi * (delta - 0.5 * p_) / p_);
+  }
+  // Thread contacts more than half a pitch apart along the helix, with the tip in the nut.
+  bool cross_threaded(const std::vector<contact_point>& cps, double depth) const {
     double lo = 1e300, hi = -1e300;
     for (const auto& c : cps)
       if (c.thread) {
         lo = std::min(lo, c.helical_offset);
         hi = std::max(hi, c.helical_offset);
       }
-    return depth >= -0.5 * p && hi - lo > 0.5 * p;
-  };
+    return depth >= -0.5 * p_ && hi - lo > 0.5 * p_;
+  }
 
-  // engaged depth: the tip's depth below the first full nut thread (notes §8)
-  const double full_thread = p * (0.5 + tp.runup_angle / two_pi);
-  const double z0_tip = tip_of(unpack(N_VGetArrayPointer(h.y))).z();
-  int next_sample = 0;
-  const int n_hist = params.history_points;
-  auto record = [&](double t, const double* y) {
+  void record(double t, const double* y) {
     const bolt_state s = unpack(y);
-    const evaluation_terms e = sys.terms(t, s, false, true);
+    const evaluation_terms e = sys_.terms(t, s, false, true);
     insertion_sample smp;
     smp.t = t;
     smp.tip_z = tip_of(s).z();
@@ -701,86 +780,66 @@ insertion_result simulate_insertion(const insertion_params& params) {
     smp.phase_lag = phase_of(s);
     smp.axial_force = e.grasp_force.z();
     smp.torque_z = e.grasp_torque.z();
-    smp.kinetic = sys.kinetic(s);
-    smp.grasp_energy = sys.grasp_energy(t, s);
+    smp.kinetic = sys_.kinetic(s);
+    smp.grasp_energy = sys_.grasp_energy(t, s);
     smp.contact_energy = e.contact_energy;
     smp.dissipated = s.dissipated;
-    res.history.push_back(smp);
-  };
-  if (n_hist > 0) {
-    record(0.0, N_VGetArrayPointer(h.y));
-    next_sample = 1;
+    res_.history.push_back(smp);
   }
-
-  double t = 0;
-  bool decided = false;
-  while (t < t_end && !decided) {
-    flag = CVode(h.mem, t_end, h.y, &t, CV_ONE_STEP);
-    if (flag < 0) {
-      res.outcome = insertion_outcome::inconclusive;
-      res.message = data.error.empty() ? std::string(CVodeGetReturnFlagName(flag)) : data.error;
-      break;
-    }
-    while (n_hist > 1 && next_sample < n_hist) {
-      const double ts = t_end * next_sample / (n_hist - 1);
+  // History samples (evenly spaced over [0, t_end]) up to the accepted step t, on CVODE's dense
+  // output.
+  void record_history_through(double t) {
+    while (n_hist_ > 1 && next_sample_ < n_hist_) {
+      const double ts = t_end_ * next_sample_ / (n_hist_ - 1);
       if (ts > t) break;
-      CVodeGetDky(h.mem, ts, 0, h.dky);
-      record(ts, N_VGetArrayPointer(h.dky));
-      ++next_sample;
+      CVodeGetDky(h_.mem, ts, 0, h_.dky);
+      record(ts, N_VGetArrayPointer(h_.dky));
+      ++next_sample_;
     }
-    long taken = 0;
-    CVodeGetNumSteps(h.mem, &taken);
-    if (taken >= params.max_steps) {
-      res.message = fmt::format("more than max_steps = {} integrator steps by t = {} s", params.max_steps, t);
-      break;
-    }
-    const bolt_state s = unpack(N_VGetArrayPointer(h.y));
-    const evaluation_terms e = sys.terms(t, s, true, false);
-    const double tilt = tilt_of(s);
-    const double depth = -tip_of(s).z() - full_thread;
-    res.max_tilt = std::max(res.max_tilt, tilt);
-    res.max_contacts = std::max(res.max_contacts, e.contacts);
-    res.max_contact_force = std::max(res.max_contact_force, e.max_normal);
-    res.max_axial_force = std::max(res.max_axial_force, std::abs(e.grasp_force.z()));
-    res.max_torque_z = std::max(res.max_torque_z, std::abs(e.grasp_torque.z()));
-    const bool engaged_now = depth >= params.engage_depth && tilt <= tilt_ok &&
-                             std::abs(phase_of(s)) < 0.5 * pi && !cross_threaded(e.points, depth);
-    if (engaged_now && std::isnan(res.time_to_engage)) res.time_to_engage = t;
-    if (params.stop_when_decided && (tilt > params.tip_angle || engaged_now)) decided = true;
   }
-  long steps = 0;
-  CVodeGetNumSteps(h.mem, &steps);
-  res.steps = steps;
-  res.rhs_evaluations = sys.rhs_count;
-  res.final_time = t;
 
-  const bolt_state s = unpack(N_VGetArrayPointer(h.y));
-  const evaluation_terms e = sys.terms(t, s, true, false);
-  const double depth = -tip_of(s).z() - full_thread;
-  res.final_tilt = tilt_of(s);
-  res.phase_error = phase_of(s);
-  res.axial_advance = z0_tip - tip_of(s).z();
-  res.engagement_margin = depth - params.engage_depth;
-  res.energy_dissipated = s.dissipated;
-  res.cross_threaded = cross_threaded(e.points, depth);
-  if (!res.message.empty()) {
-    res.outcome = insertion_outcome::inconclusive;
-  } else if (res.max_tilt > params.tip_angle) {
-    res.outcome = insertion_outcome::tipped;
-  } else if (res.cross_threaded) {
-    res.outcome = insertion_outcome::cross_threaded;
-  } else if (depth >= params.engage_depth && res.final_tilt <= tilt_ok &&
-             std::abs(res.phase_error) < 0.5 * pi) {
-    res.outcome = insertion_outcome::engaged;
-  } else if (depth + full_thread < 0.25 * p) {
-    res.outcome = insertion_outcome::no_start;
-  } else {
-    res.outcome = insertion_outcome::jammed;
+  // The maxima and the engagement at the accepted step; true when the start is decided (with
+  // stop_when_decided: tipped or engaged).
+  bool watch_step() {
+    const bolt_state s = unpack(N_VGetArrayPointer(h_.y));
+    const evaluation_terms e = sys_.terms(t_, s, true, false);
+    const double tilt = tilt_of(s);
+    const double depth = -tip_of(s).z() - full_thread_;
+    res_.max_tilt = std::max(res_.max_tilt, tilt);
+    res_.max_contacts = std::max(res_.max_contacts, e.contacts);
+    res_.max_contact_force = std::max(res_.max_contact_force, e.max_normal);
+    res_.max_axial_force = std::max(res_.max_axial_force, std::abs(e.grasp_force.z()));
+    res_.max_torque_z = std::max(res_.max_torque_z, std::abs(e.grasp_torque.z()));
+    const bool engaged_now = depth >= params_.engage_depth && tilt <= tilt_ok_ &&
+                             std::abs(phase_of(s)) < 0.5 * pi && !cross_threaded(e.points, depth);
+    if (engaged_now && std::isnan(res_.time_to_engage)) res_.time_to_engage = t_;
+    return params_.stop_when_decided && (tilt > params_.tip_angle || engaged_now);
   }
-  res.success = res.outcome == insertion_outcome::engaged;
-  if (res.success && std::isnan(res.time_to_engage)) res.time_to_engage = t;
-  if (!res.success) res.time_to_engage = std::numeric_limits<double>::quiet_NaN();
-  return res;
+
+  const insertion_params& params_;
+  const insertion_system& sys_;
+  const double p_;      // pitch [m]
+  const double t_end_;  // [s]
+  cvode_handle h_;
+  cvode_data data_;
+  const double tilt_ok_;
+  // engaged depth: the tip's depth below the first full nut thread (notes §8)
+  const double full_thread_;
+  double z0_tip_ = 0;
+  const int n_hist_ = params_.history_points;
+  int next_sample_ = 0;
+  double t_ = 0;
+  insertion_result res_;
+};
+
+}  // namespace
+
+insertion_result simulate_insertion(const insertion_params& params) {
+  params.validate();
+  const insertion_system sys(params);
+  insertion_run run(params, sys);
+  run.integrate();
+  return run.judge();
 }
 
 }  // namespace contactuq::threaded
