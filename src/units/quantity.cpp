@@ -105,6 +105,7 @@ unit parse_factor(std::string_view factor, std::string_view whole) {
           fmt::format("bad power '{}' in unit \"{}\": use an integer, e.g. \"m/s^2\"", digits, whole));
     factor = trim(factor.substr(0, caret));
   }
+  if (factor == "1") return {};  // the numerator of "1/s"
   for (const auto& e : unit_table)
     if (e.symbol == factor) return {std::pow(e.to_si, exponent), power(e.dim, exponent)};
   if (factor.empty())
@@ -156,8 +157,37 @@ std::string known_units() {
   return out;
 }
 
+// "a/(b*c)" as "a/b/c": si_unit() writes compound denominators in parentheses, so that every
+// unit it writes parses back. One level of parentheses, without a power on the group.
+std::string without_parentheses(std::string_view whole) {
+  std::string flat;
+  bool in_group = false, divided = false;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    char c = whole[i];
+    if (c == '(') {
+      if (in_group) throw std::invalid_argument(fmt::format("nested parentheses in unit \"{}\"", whole));
+      in_group = true;
+      divided = !trim(flat).empty() && trim(flat).back() == '/';
+      continue;
+    }
+    if (c == ')') {
+      if (!in_group) throw std::invalid_argument(fmt::format("unbalanced ')' in unit \"{}\"", whole));
+      in_group = false;
+      if (trim(whole.substr(i + 1)).starts_with('^'))
+        throw std::invalid_argument(
+            fmt::format("a power of a parenthesised group in unit \"{}\"; write each factor's power", whole));
+      continue;
+    }
+    if (c == '*' && in_group && divided) c = '/';
+    flat += c;
+  }
+  if (in_group) throw std::invalid_argument(fmt::format("unbalanced '(' in unit \"{}\"", whole));
+  return flat;
+}
+
 unit parse_unit(std::string_view text) {
-  const std::string_view whole = trim(text);
+  const std::string flat = without_parentheses(trim(text));
+  const std::string_view whole = trim(flat);
   unit result;
   if (whole.empty() || whole == "1") return result;
   // Left to right: "N*s/m" is (N*s)/m, "m/s/s" is m/s^2.

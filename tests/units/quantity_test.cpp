@@ -65,3 +65,22 @@ TEST_CASE("dimensions are described by name", "[units]") {
   CHECK(si_unit(length * length) == "m^2");
   CHECK(describe(length * length) == "a quantity in m^2");
 }
+
+TEST_CASE("every SI unit the library writes parses back to its dimension", "[units]") {
+  for (int l = -3; l <= 3; ++l)
+    for (int m = -2; m <= 2; ++m)
+      for (int t = -3; t <= 3; ++t)
+        for (int a = -2; a <= 2; ++a) {
+          const dimension d{l, m, t, a};
+          const std::string text = si_unit(d);
+          INFO(text);
+          const unit u = parse_unit(text);
+          CHECK(u.dim == d);
+          CHECK(u.to_si == 1.0);
+        }
+  CHECK(parse_unit("m*kg/(s^2*rad)").dim == force / angle);
+  CHECK(parse_unit("N/(m*s)").to_si == 1.0);
+  CHECK_THROWS_WITH(parse_unit("N/(m*(s))"), Contains("nested parentheses"));
+  CHECK_THROWS_WITH(parse_unit("N/(m*s"), Contains("unbalanced"));
+  CHECK_THROWS_WITH(parse_unit("N/(m*s)^2"), Contains("power of a parenthesised group"));
+}
