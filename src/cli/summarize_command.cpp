@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@
 #include "contactuq/io/display_units.hpp"
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/study/nested_summary.hpp"
+#include "contactuq/study/output_analysis.hpp"
 #include "contactuq/uq/replicates.hpp"
 #include "contactuq/uq/statistics.hpp"
 #include "json_writer.hpp"
@@ -270,8 +272,110 @@ void nested_json(json_writer& w, const study::nested_summary& n) {
   w.end_object();
 }
 
+// Rankings replicate the whole regression per resample: fewer resamples than the moments.
+constexpr std::size_t ranking_resamples = 200;
+
+std::string estimate_text(const uq::estimate& e) {
+  if (std::isnan(e.value)) return "undefined";
+  if (std::isnan(e.ci.low)) return fmt::format("{:7.3f}", e.value);
+  return fmt::format("{:7.3f} [{:6.3f}, {:6.3f}]", e.value, e.ci.low, e.ci.high);
+}
+
+std::string limit_text(const io::output_limit& l, double factor, const std::string& unit) {
+  const std::string u = unit.empty() ? "" : " " + unit;
+  if (std::isinf(l.low)) return fmt::format("> {:.6g}{}", l.high * factor, u);
+  if (std::isinf(l.high)) return fmt::format("< {:.6g}{}", l.low * factor, u);
+  return fmt::format("outside [{:.6g}, {:.6g}]{}", l.low * factor, l.high * factor, u);
+}
+
+void print_analysis_text(const io::ensemble& e, const study::ensemble_analysis& a, const summarize_options& o,
+                         const std::vector<double>& factors) {
+  const std::string ci = fmt::format("{:g}% CI", 100.0 * o.confidence);
+  bool any_limit = false, any_flag = false;
+  for (const auto& out : a.outputs) any_limit = any_limit || out.violation, any_flag = any_flag || out.one;
+  if (any_limit) {
+    fmt::print("\nSpecification limits ([output.limits]): P(violation) with its Wilson {}\n", ci);
+    for (std::size_t j = 0; j < a.outputs.size(); ++j) {
+      const auto& out = a.outputs[j];
+      if (!out.violation) continue;
+      const auto& v = *out.violation;
+      fmt::print("  {:<22} {:<24} {:.4f} [{:.4f}, {:.4f}]  ({} of {} parts)\n", e.schema.outputs[j].name,
+                 limit_text(*out.limit, factors[j], e.schema.outputs[j].unit), v.value, v.ci.low, v.ci.high, v.events,
+                 v.trials);
+    }
+  }
+  if (any_flag) {
+    fmt::print("\n0/1 outputs: P(= 1) with its Wilson {}\n", ci);
+    for (std::size_t j = 0; j < a.outputs.size(); ++j)
+      if (const auto& one = a.outputs[j].one)
+        fmt::print("  {:<22} {:.4f} [{:.4f}, {:.4f}]  ({} of {})\n", e.schema.outputs[j].name, one->value, one->ci.low,
+                   one->ci.high, one->events, one->trials);
+  }
+  if (a.ranked_inputs.empty()) return;
+  const std::size_t b = std::min<std::size_t>(o.bootstrap, ranking_resamples);
+  fmt::print("\nWhich inputs drive each output: Spearman's rho, partial rank correlation (PRCC) and standardized "
+             "regression coefficient (SRC){}:\n",
+             b > 0 ? fmt::format(", {} from {} bootstrap resamples", ci, b) : "");
+  for (std::size_t j = 0; j < a.outputs.size(); ++j) {
+    const auto& r = a.outputs[j].ranking;
+    if (!r || a.outputs[j].one) continue;  // a 0/1 output has its proportion above
+    fmt::print("\n  {} ({} samples; R^2 of the linear regression {}: {})\n", e.schema.outputs[j].name, r->used,
+               estimate_text(r->r2),
+               r->r2.value > 0.7 ? "SRC apply" : "the output is far from linear in its inputs, read Spearman and PRCC");
+    fmt::print("    {:<18} {:<26} {:<26} {:<26}\n", "input", "Spearman", "PRCC", "SRC");
+    // Strongest first, by |PRCC| (NaN last).
+    std::vector<std::size_t> order(a.ranked_inputs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const auto key = [&](std::size_t i) { return std::isnan(r->prcc[i].value) ? -1.0 : std::abs(r->prcc[i].value); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return key(x) > key(y); });
+    for (const std::size_t i : order)
+      fmt::print("    {:<18} {:<26} {:<26} {:<26}\n", a.ranked_inputs[i], estimate_text(r->spearman[i]),
+                 estimate_text(r->prcc[i]), estimate_text(r->src[i]));
+  }
+}
+
+void analysis_json(json_writer& w, const study::ensemble_analysis& a, std::size_t j, double factor) {
+  const auto& out = a.outputs[j];
+  const auto proportion = [&w](std::string_view key, const uq::event_probability& p) {
+    w.key(key);
+    w.begin_object();
+    w.field("value", p.value);
+    write_interval(w, "ci", p.ci);
+    w.field("events", p.events);
+    w.field("trials", p.trials);
+    w.end_object();
+  };
+  if (out.violation) {
+    w.key("limit");
+    w.begin_object();
+    w.field("low", out.limit->low * factor);
+    w.field("high", out.limit->high * factor);
+    proportion("p_violation", *out.violation);
+    w.end_object();
+  }
+  if (out.one) proportion("probability_of_1", *out.one);
+  if (!out.ranking) return;
+  w.key("ranking");
+  w.begin_object();
+  w.field("used", out.ranking->used);
+  w.key("inputs");
+  w.begin_array();
+  for (const auto& name : a.ranked_inputs) w.value(name);
+  w.end_array();
+  for (const auto& [key, values] : {std::pair{"spearman", &out.ranking->spearman}, std::pair{"prcc", &out.ranking->prcc},
+                                    std::pair{"src", &out.ranking->src}}) {
+    w.key(key);
+    w.begin_array();
+    for (const auto& e : *values) write_estimate(w, "", e, false);
+    w.end_array();
+  }
+  write_estimate(w, "r2", out.ranking->r2);
+  w.end_object();
+}
+
 void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries, const status_counts& c,
-                const summarize_options& o, const std::optional<study::nested_summary>& nested) {
+                const summarize_options& o, const std::optional<study::nested_summary>& nested,
+                const study::ensemble_analysis* analysis, const std::vector<double>& factors) {
   json_writer w;
   const auto& m = e.schema.metadata;
   w.begin_object();
@@ -339,6 +443,7 @@ void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries
       w.end_object();
     }
     w.end_array();
+    if (analysis) analysis_json(w, *analysis, j, factors[j]);
     w.end_object();
   }
   w.end_array();
@@ -350,7 +455,21 @@ void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries
 // Returns the number of samples that ran without failing.
 std::size_t summarize_ensemble(const summarize_options& o) {
   io::ensemble e = io::read_ensemble(o.file, {.curves = false});
-  const bool converted = !o.si && io::convert_for_display(e, o.file);
+  const bool single_case = e.schema.metadata.cases() == 1 && e.schema.metadata.pick_freeze_inputs == 0;
+  // Rankings, limits and 0/1 proportions of a single-case study, from the SI values; pooling
+  // the cases of a nested study would mix model forms.
+  std::optional<study::ensemble_analysis> analysis;
+  if (single_case) {
+    study::analysis_options ao;
+    ao.ranking = {.bootstrap_resamples = std::min<std::size_t>(o.bootstrap, ranking_resamples),
+                  .confidence = o.confidence,
+                  .seed = o.seed};
+    ao.confidence = o.confidence;
+    analysis = study::analyze_outputs(e, o.file, ao);
+  }
+  const std::vector<double> factors =
+      o.si ? std::vector<double>(e.schema.outputs.size(), 1.0) : io::convert_for_display(e, o.file);
+  const bool converted = std::any_of(factors.begin(), factors.end(), [](double f) { return f != 1.0; });
   uq::summary_options so;
   so.bootstrap_resamples = o.bootstrap;
   so.confidence = o.confidence;
@@ -380,9 +499,10 @@ std::size_t summarize_ensemble(const summarize_options& o) {
     nested = study::summarize_nested(e, no);
   }
   if (o.json) {
-    print_json(e, summaries, c, o, nested);
+    print_json(e, summaries, c, o, nested, analysis ? &*analysis : nullptr, factors);
   } else {
     print_text(e, summaries, c, o, is_nested, converted ? "the study's [output] units" : "SI units");
+    if (analysis) print_analysis_text(e, *analysis, o, factors);
     if (nested) print_nested_text(*nested, o);
   }
   return c.ok;

@@ -133,17 +133,22 @@ display_units display_units_of_study(const std::string& study_text, const std::s
   return {};
 }
 
-bool convert_for_display(ensemble& e, const std::string& file_name) {
+std::vector<double> convert_for_display(ensemble& e, const std::string& file_name) {
   std::vector<named_dimension> variables;
   const auto dimension_of = [](const std::string& si) { return si.empty() ? u::dimensionless : u::parse_unit(si).dim; };
-  for (const auto& in : e.schema.inputs) variables.push_back({in.name, dimension_of(in.unit)});
-  for (const auto& out : e.schema.outputs) variables.push_back({out.name, dimension_of(out.unit)});
-  for (const auto& c : e.schema.curves) {
-    variables.push_back({c.name, dimension_of(c.ordinate_unit)});
-    if (!c.abscissa_name.empty()) variables.push_back({c.abscissa_name, dimension_of(c.abscissa_unit)});
+  std::vector<double> factors(e.schema.outputs.size(), 1.0);
+  try {
+    for (const auto& in : e.schema.inputs) variables.push_back({in.name, dimension_of(in.unit)});
+    for (const auto& out : e.schema.outputs) variables.push_back({out.name, dimension_of(out.unit)});
+    for (const auto& c : e.schema.curves) {
+      variables.push_back({c.name, dimension_of(c.ordinate_unit)});
+      if (!c.abscissa_name.empty()) variables.push_back({c.abscissa_name, dimension_of(c.abscissa_unit)});
+    }
+  } catch (const std::invalid_argument&) {
+    return factors;  // a unit this version cannot read (another version's file): shown as stored
   }
   const display_units shown = display_units_of_study(e.schema.metadata.study_text, file_name, variables);
-  if (shown.base.is_si() && shown.by_name.empty()) return false;
+  if (shown.base.is_si() && shown.by_name.empty()) return factors;
   // Renames a unit to its display unit; returns the factor that converts the values.
   const auto rename = [&](std::string& unit, const std::string& name) {
     const u::dimension d = dimension_of(unit);
@@ -151,8 +156,10 @@ bool convert_for_display(ensemble& e, const std::string& file_name) {
     unit = shown.unit_for(name, d);
     return f;
   };
-  for (std::size_t j = 0; j < e.schema.outputs.size(); ++j)
-    e.outputs.col(static_cast<Eigen::Index>(j)) *= rename(e.schema.outputs[j].unit, e.schema.outputs[j].name);
+  for (std::size_t j = 0; j < e.schema.outputs.size(); ++j) {
+    factors[j] = rename(e.schema.outputs[j].unit, e.schema.outputs[j].name);
+    e.outputs.col(static_cast<Eigen::Index>(j)) *= factors[j];
+  }
   for (std::size_t k = 0; k < e.schema.curves.size(); ++k) {
     auto& c = e.schema.curves[k];
     const double f = rename(c.ordinate_unit, c.name);
@@ -160,7 +167,41 @@ bool convert_for_display(ensemble& e, const std::string& file_name) {
     const double g = rename(c.abscissa_unit, c.abscissa_name);
     for (double& x : c.abscissa) x *= g;
   }
-  return true;
+  return factors;
+}
+
+std::vector<output_limit> read_output_limits(const study_table& output, const std::vector<named_dimension>& outputs) {
+  std::vector<output_limit> limits;
+  const auto table = output.optional_table("limits");
+  if (!table) return limits;
+  for (const std::string& name : table->keys()) {
+    const auto o = std::find_if(outputs.begin(), outputs.end(), [&](const auto& n) { return n.name == name; });
+    if (o == outputs.end()) {
+      std::vector<std::string> names;
+      for (const auto& n : outputs) names.push_back(n.name);
+      table->fail(name, fmt::format("not a scalar output of the model; its outputs: {}", fmt::join(names, ", ")));
+    }
+    const study_table t = table->table(name);
+    t.allow_only({"low", "high"});
+    if (!t.has("low") && !t.has("high")) t.fail("give low, high or both: the values outside [low, high] violate it");
+    output_limit l{name};
+    if (t.has("low")) l.low = t.quantity("low", o->dim);
+    if (t.has("high")) l.high = t.quantity("high", o->dim);
+    if (!(l.low < l.high)) t.fail("high", "must be above low");
+    limits.push_back(l);
+  }
+  return limits;
+}
+
+std::vector<output_limit> output_limits_of_study(const std::string& study_text, const std::string& file_name,
+                                                 const std::vector<named_dimension>& outputs) {
+  try {
+    const study_document doc = study_document::parse(study_text, file_name);
+    if (const auto output = doc.root().optional_table("output")) return read_output_limits(*output, outputs);
+  } catch (const std::exception&) {
+    // Not this version's study: no limits.
+  }
+  return {};
 }
 
 }  // namespace contactuq::io

@@ -292,8 +292,11 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
   const model::model& m = study.model;
   // [output]: where the result goes (engine/run_study.cpp) and how it is shown (summarize, plot).
   if (const auto output = root.optional_table("output")) {
-    output->allow_only({"file", "units"});
+    output->allow_only({"file", "units", "limits"});
     io::read_display_units(*output, m.named_dimensions());
+    std::vector<io::named_dimension> outputs;
+    for (const auto& v : m.outputs()) outputs.push_back({v.name, v.dim});
+    io::read_output_limits(*output, outputs);
   }
 
   std::vector<std::optional<input_spec>> given(m.inputs().size());

@@ -188,3 +188,40 @@ TEST_CASE("summarize and plot show the study's [output] units, the file stays SI
   CHECK_THAT(read_text((dir / "plots" / "Fx_total_band.svg").string()), Contains("Fx_total [lbf]"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("summarize answers design questions: limits violated, inputs ranked, 0/1 outputs as proportions",
+          "[cli][summarize][rankings]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("contactuq-limits-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string text = read_text(std::string(CONTACTUQ_SOURCE_DIR) + "/studies/quickstart.toml");
+  text.replace(text.find("samples = 1000"), 14, "samples = 300");
+  const std::string study = (dir / "limits.toml").string(), file = (dir / "limits.h5").string();
+  std::ofstream(study) << text << "\n[output]\nlimits = { peak_insertion = { high = \"6 grf\" }, x_c = { low = "
+                                  "\"0.14 in\", high = \"0.16 in\" } }\n";
+  REQUIRE(run_cli("run " + study + " -o " + file + " -q").exit_code == 0);
+
+  const io::ensemble e = io::read_ensemble(file, {.curves = false});
+  std::size_t above = 0, outside = 0;
+  for (std::size_t i = 0; i < e.rows; ++i) {
+    above += e.outputs(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(e.output_index("peak_insertion"))) >
+             6 * 9.80665e-3;
+    const double x = e.outputs(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(e.output_index("x_c")));
+    outside += x < 0.14 * 0.0254 || x > 0.16 * 0.0254;
+  }
+  const cli_result json = run_cli("summarize " + file + " --json --bootstrap 50");
+  REQUIRE(json.exit_code == 0);
+  CHECK_THAT(json.output, Contains(fmt::format("\"events\": {},\n", above)));
+  CHECK_THAT(json.output, Contains(fmt::format("\"events\": {},\n", outside)));
+  CHECK_THAT(json.output, Contains("\"ranking\"") && Contains("\"prcc\"") && Contains("\"spearman\"") &&
+                              Contains("\"src\"") && Contains("\"r2\""));
+  const cli_result table = run_cli("summarize " + file + " --bootstrap 50");
+  CHECK_THAT(table.output, Contains("Specification limits") && Contains(fmt::format("({} of 300 parts)", above)) &&
+                               Contains("Which inputs drive each output") && Contains("PRCC"));
+
+  // A limit on something that is not an output is refused when the study is read.
+  std::ofstream(study) << text << "\n[output]\nlimits = { peak_insertoin = { high = \"6 grf\" } }\n";
+  const cli_result bad = run_cli("run " + study + " -o " + (dir / "bad.h5").string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Contains("peak_insertoin") && Contains("peak_insertion"));
+  std::filesystem::remove_all(dir);
+}

@@ -2,6 +2,7 @@
 // How results are shown: a study's `[output] units`. Result files stay SI; summaries, figures
 // and CSV exports convert with these (docs/study-format.md, "Output units").
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -58,11 +59,28 @@ display_units read_display_units(const study_table& table, const std::vector<nam
 display_units display_units_of_study(const std::string& study_text, const std::string& file_name,
                                      const std::vector<named_dimension>& variables);
 
+// A specification limit of a scalar output, [output.limits] name = { low = "...", high = "..." }:
+// values outside [low, high] violate it. SI; an open side is -inf or +inf.
+struct output_limit {
+  std::string name;
+  double low = -std::numeric_limits<double>::infinity();
+  double high = std::numeric_limits<double>::infinity();
+};
+
+// The [output.limits] table of `output` (none when absent): every key an output of `outputs`
+// with a low and/or high value of its dimension, low < high. Errors name file, line and key.
+std::vector<output_limit> read_output_limits(const study_table& output, const std::vector<named_dimension>& outputs);
+
+// The limits a result file's verbatim study declares; none when it declares none or no longer
+// reads.
+std::vector<output_limit> output_limits_of_study(const std::string& study_text, const std::string& file_name,
+                                                 const std::vector<named_dimension>& outputs);
+
 // An ensemble read for showing: every output and curve converted to the display units its
-// study asks for, units renamed to match (inputs stay SI, as their distributions are stored). Returns false (and changes nothing) when the
-// study asks for none. Every conversion is a pure scale, so statistics of the converted values
-// are the converted statistics.
+// study asks for, units renamed to match (inputs stay SI, as their distributions are stored).
+// Every conversion is a pure scale, so statistics of the converted values are the converted
+// statistics. Returns the factor each output was multiplied by (all 1 when nothing changed).
 struct ensemble;
-bool convert_for_display(ensemble& e, const std::string& file_name);
+std::vector<double> convert_for_display(ensemble& e, const std::string& file_name);
 
 }  // namespace contactuq::io

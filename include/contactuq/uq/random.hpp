@@ -19,6 +19,7 @@ enum class stream_purpose : std::uint64_t {
   iman_conover_scores = 5,  ///< index = column
   bootstrap_replicate = 6,  ///< index = replicate
   qmc_scramble = 7,         ///< index = QMC replicate
+  ranking_bootstrap = 8,    ///< index = replicate (uq/rankings.hpp)
 };
 
 // SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words whose outputs

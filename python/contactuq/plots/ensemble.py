@@ -1,20 +1,39 @@
 """Figures of an ensemble (`contactuq run`): per scalar output a histogram and an empirical CDF,
 per curve output the median over the samples with the 5-95 % band. A nested study gets per
 output the CDF of every epistemic case with their envelope (horsetail and p-box) and, with a
-pick-freeze design, bars of the Sobol indices per case."""
+pick-freeze design, bars of the Sobol indices per case. A single-case study also gets the
+specification limits ([output.limits]) with P(violation) on its histograms and CDFs, 0/1 outputs
+as a proportion with its interval, and the input rankings (Spearman, PRCC, SRC) of every output,
+all from `contactuq summarize --json --si`."""
 
 import numpy as np
 
 from .. import load
 from .style import axis_label, display_unit, legend_outside, new_figure, save
+from .style import plt  # pyplot with the non-interactive backend that style selects
 
 
 def _title(e):
     return e.metadata.get("study_path", "")
 
 
-def scalar_figures(e, name, outdir, fmt):
-    """Histogram and ECDF of output `name` over the samples that succeeded."""
+def _limit_lines(ax, limit, factor):
+    """The specification limits as vertical lines, labelled with P(violation) and its interval."""
+    if not limit:
+        return
+    p = limit["p_violation"]
+    text = (f"limit: P(violation) = {_number(p['value']):.3g} "
+            f"[{_number(p['ci'][0]):.3g}, {_number(p['ci'][1]):.3g}]")
+    for side in ("low", "high"):
+        v = limit.get(side)
+        if v is not None and np.isfinite(v):
+            ax.axvline(v * factor, color="tab:red", linewidth=1.5, label=text)
+            text = None  # one legend entry
+
+
+def scalar_figures(e, name, outdir, fmt, limit=None):
+    """Histogram and ECDF of output `name` over the samples that succeeded, with the study's
+    specification limits ([output.limits]) and the probability of violating them."""
     unit = e.output_units[e.output_names.index(name)]
     _, factor = display_unit(unit, name)
     values = e.output(name)
@@ -30,6 +49,7 @@ def scalar_figures(e, name, outdir, fmt):
         for p, style in ((5, ":"), (50, "--"), (95, ":")):
             q = np.percentile(finite, p)
             ax.axvline(q, color="k", linestyle=style, linewidth=1, label=f"{p} % quantile = {q:.4g}")
+        _limit_lines(ax, limit, factor)
         legend_outside(ax, fontsize=8)
     ax.set_xlabel(axis_label(name, unit))
     ax.set_ylabel("samples")
@@ -45,6 +65,7 @@ def scalar_figures(e, name, outdir, fmt):
         eps = np.sqrt(np.log(2 / 0.05) / (2 * x.size))
         ax.fill_between(x, np.clip(f - eps, 0, 1), np.clip(f + eps, 0, 1), step="post",
                         color="tab:blue", alpha=0.15, label="95 % DKW band")
+        _limit_lines(ax, limit, factor)
         legend_outside(ax, fontsize=8)
     ax.set_xlabel(axis_label(name, unit))
     ax.set_ylabel("P(output <= x)")
@@ -82,30 +103,95 @@ def plot(path, outdir, fmt, args):
             raise KeyError(f"no output {name!r}; the outputs are: {', '.join(e.output_names)}")
     written = []
     nested = bool(e.metadata.get("epistemic_cases")) or int(e.metadata.get("pick_freeze_inputs", 0)) > 0
-    summary = _nested_summary(path) if nested else None
+    full = _summary(path)
+    summary = full.get("nested") if nested else None
+    analysis = {o["name"]: o for o in full.get("outputs", [])}
     for name in outputs:
         if not nested:
-            written += scalar_figures(e, name, outdir, fmt)
+            if "probability_of_1" in analysis.get(name, {}):
+                written.append(proportion_figure(e, name, outdir, fmt, analysis[name]))
+            else:
+                written += scalar_figures(e, name, outdir, fmt, analysis.get(name, {}).get("limit"))
             continue
         written.append(horsetail_figure(e, name, outdir, fmt, summary))
         if int(e.metadata.get("pick_freeze_inputs", 0)) > 0:
             written.append(sobol_figure(e, name, outdir, fmt, summary))
+    ranked = [n for n in outputs if "ranking" in analysis.get(n, {}) and "probability_of_1" not in analysis[n]]
+    if not nested and ranked:
+        written.append(rankings_figure(e, ranked, analysis, outdir, fmt))
     for name in curves:
         e.curve(name)  # raises KeyError listing the curves
         written.append(curve_figure(e, name, outdir, fmt))
     return written
 
 
-def _nested_summary(path):
-    """`contactuq summarize --json` of the file: per-case statistics, decomposition, Sobol."""
+def _summary(path):
+    """`contactuq summarize --json --si` of the file: statistics, rankings, limits, proportions and,
+    for nested studies, per-case statistics, decomposition and Sobol indices; SI, like the file."""
     import json
     import os
     import subprocess
 
     exe = os.environ.get("CONTACTUQ_EXE", "contactuq")
-    out = subprocess.run([exe, "summarize", path, "--json", "--bootstrap", "300"], check=True,
+    out = subprocess.run([exe, "summarize", path, "--json", "--si", "--bootstrap", "300"], check=True,
                          capture_output=True, text=True).stdout
-    return json.loads(out).get("nested")
+    return json.loads(out)
+
+
+def _number(v):
+    return np.nan if v is None else float(v)
+
+
+def proportion_figure(e, name, outdir, fmt, analysis):
+    """A 0/1 output (chatter, success): the proportion of 1 with its interval, not a histogram."""
+    p = analysis["probability_of_1"]
+    value, lo, hi = _number(p["value"]), _number(p["ci"][0]), _number(p["ci"][1])
+    fig, ax = new_figure(5.0, 2.4)
+    ax.barh([0], [value], color="tab:blue", height=0.5, label=f"P({name} = 1) = {value:.3g}")
+    ax.errorbar([value], [0], xerr=[[value - lo], [hi - value]], color="k", capsize=6,
+                label=f"95 % Wilson interval [{lo:.3g}, {hi:.3g}]")
+    ax.set_xlim(0, 1)
+    ax.set_yticks([])
+    ax.set_xlabel(f"P({name} = 1) [-]")
+    legend_outside(ax, fontsize=8)
+    ax.set_title(f"{name}: {p['events']} of {p['trials']} samples are 1\n{_title(e)}", fontsize=9)
+    return save(fig, outdir, f"{name}_proportion", fmt)
+
+
+def rankings_figure(e, names, analysis, outdir, fmt):
+    """Spearman, PRCC and SRC of each aleatoric input, one panel per output, with intervals."""
+    inputs = analysis[names[0]]["ranking"]["inputs"]
+    fig, axes = plt.subplots(len(names), 1, figsize=(min(10.0, max(6.4, 2.5 + 0.9 * len(inputs))),
+                                                     1.0 + 1.7 * len(names)),
+                             sharex=True, squeeze=False, constrained_layout=True)
+    x = np.arange(len(inputs))
+    width = 0.26
+    for ax, name in zip(axes[:, 0], names):
+        r = analysis[name]["ranking"]
+        for k, (key, label, colour) in enumerate((("spearman", "Spearman", "tab:blue"),
+                                                  ("prcc", "PRCC", "tab:orange"),
+                                                  ("src", "SRC", "tab:green"))):
+            vals = np.array([_number(c["value"]) for c in r[key]])
+            lo = np.array([_number(c["ci"][0]) for c in r[key]])
+            hi = np.array([_number(c["ci"][1]) for c in r[key]])
+            ok = np.isfinite(vals) & np.isfinite(lo) & np.isfinite(hi)
+            err = np.where(ok, [vals - lo, hi - vals], 0.0)
+            # An undefined coefficient (e.g. PRCC of an output that is a function of one input) is
+            # marked, not drawn as zero.
+            ax.bar(x + (k - 1) * width, np.where(np.isfinite(vals), vals, 0.0), width, yerr=err, capsize=2,
+                   color=colour, label=label)
+            for i in np.flatnonzero(~np.isfinite(vals)):
+                ax.text(x[i] + (k - 1) * width, 0.05, "n/a", rotation=90, ha="center", va="bottom", fontsize=6)
+        ax.axhline(0, color="k", linewidth=0.6)
+        ax.set_ylim(-1.05, 1.05)
+        ax.grid(True, axis="y", alpha=0.3)
+        r2 = _number(r["r2"]["value"])
+        ax.set_ylabel(f"{name}\n(R\u00b2 {r2:.2f})", fontsize=8)
+    axes[-1, 0].set_xticks(x, inputs, rotation=25, ha="right")
+    legend_outside(axes[0, 0], fontsize=8)
+    axes[0, 0].set_title(f"Which inputs drive each output (95 % bootstrap intervals; SRC apply where R\u00b2 is "
+                         f"near 1)\n{_title(e)}", fontsize=9)
+    return save(fig, outdir, "rankings", fmt)
 
 
 def _case_values(e, j, c):
