@@ -133,7 +133,8 @@ def regret(d, outdir, fmt):
     """Heat map of the regret matrix: design optimal for model i (row) under model j (column)."""
     r = d["results"]["regret"]
     label, factor = display_unit(d["objective_units"][0])
-    fig, ax = new_figure(1.6 + 1.1 * r.shape[1], 1.4 + 0.9 * r.shape[0])
+    # Wide enough for the two-line title and the colour bar's label at any number of models.
+    fig, ax = new_figure(max(6.0, 2.6 + 1.1 * r.shape[1]), max(3.6, 1.8 + 0.9 * r.shape[0]))
     ax.grid(False)
     im = ax.imshow(r * factor, cmap="magma_r")
     for i in range(r.shape[0]):
@@ -176,7 +177,8 @@ def plot(path, outdir, fmt, args=None):
     written.append(convergence(d, outdir, fmt))
     written.append(designs(d, outdir, fmt))
     res = d["results"]
-    if res is not None and "regret" in res:
+    # Regret compares the models' optima: with one model there is nothing to compare.
+    if res is not None and "regret" in res and res["regret"].shape[0] > 1:
         written.append(regret(d, outdir, fmt))
     if res is not None and "pareto" in res:
         written.append(pareto(d, outdir, fmt))
