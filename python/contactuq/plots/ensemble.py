@@ -76,21 +76,40 @@ def scalar_figures(e, name, outdir, fmt, limit=None):
 
 
 def curve_figure(e, name, outdir, fmt):
-    """Median over the successful samples with the 5-95 % band, against the curve's abscissa."""
+    """Median over the successful samples with the 5-95 % band, against the curve's abscissa; a
+    nested study gets one median and band per epistemic case (pooling them would mix model forms)."""
     info = e.curve_info[name]
-    values = e.curve(name)[e.ok]
     _, fy = display_unit(info["ordinate_unit"], name)
     _, fx = display_unit(info["abscissa_unit"], info["abscissa_name"])
     x = info["abscissa"] * fx
-    fig, ax = new_figure()
-    if values.shape[0]:
+    all_values = e.curve(name)
+    cases = e.metadata.get("epistemic_cases") or []
+    per_case = int(e.metadata.get("aleatoric_samples", e.rows)) if cases else e.rows
+    d = int(e.metadata.get("pick_freeze_inputs", 0))
+    groups = []
+    for c, label in enumerate(cases or [None]):
+        rows = np.arange(c * per_case, min((c + 1) * per_case, e.rows))
+        if d:
+            rows = rows[:: d + 2]  # the A rows: a sample of the inputs' distribution
+        rows = rows[e.ok[rows]]
+        groups.append((label, all_values[rows]))
+    fig, ax = new_figure(7.0 if cases else 6.4, 4.4)
+    drawn = 0
+    for k, (label, values) in enumerate(groups):
+        if not values.shape[0]:
+            continue
         lo, med, hi = np.nanpercentile(values * fy, [5, 50, 95], axis=0)
-        ax.fill_between(x, lo, hi, color="tab:orange", alpha=0.3, linewidth=0, label="5-95 % band")
-        ax.plot(x, med, color="tab:red", linewidth=1.5, label="median")
-        legend_outside(ax, fontsize=8)
+        colour = f"C{k % 10}" if cases else "tab:red"
+        ax.fill_between(x, lo, hi, color=colour if cases else "tab:orange", alpha=0.2 if cases else 0.3, linewidth=0,
+                        label=f"{label}: 5-95 % band" if cases else "5-95 % band")
+        ax.plot(x, med, color=colour, linewidth=1.5, label=f"{label}: median" if cases else "median")
+        drawn += values.shape[0]
+    if drawn:
+        legend_outside(ax, fontsize=7 if cases else 8)
     ax.set_xlabel(axis_label(info["abscissa_name"], info["abscissa_unit"]))
     ax.set_ylabel(axis_label(name, info["ordinate_unit"]))
-    ax.set_title(f"{name}: median and 5-95 % band over {values.shape[0]} samples\n{_title(e)}", fontsize=9)
+    what = f"per model ({len(cases)} epistemic cases)" if cases else "median and 5-95 % band"
+    ax.set_title(f"{name}: {what} over {drawn} samples\n{_title(e)}", fontsize=9)
     return save(fig, outdir, f"{name}_band", fmt)
 
 
