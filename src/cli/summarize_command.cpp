@@ -282,7 +282,7 @@ std::string estimate_text(const uq::estimate& e) {
 }
 
 std::string limit_text(const io::output_limit& l, double factor, const std::string& unit) {
-  const std::string u = unit.empty() ? "" : " " + unit;
+  const std::string u = unit.empty() ? "" : fmt::format(" {}", unit);
   if (std::isinf(l.low)) return fmt::format("> {:.6g}{}", l.high * factor, u);
   if (std::isinf(l.high)) return fmt::format("< {:.6g}{}", l.low * factor, u);
   return fmt::format("outside [{:.6g}, {:.6g}]{}", l.low * factor, l.high * factor, u);

@@ -61,6 +61,15 @@ std::vector<std::string> model::curve_names() const { return names_of(curves_); 
 std::vector<std::string> model::input_units() const { return units_of(inputs_); }
 std::vector<std::string> model::output_units() const { return units_of(outputs_); }
 
+std::string valid_range::text(units::dimension dim) const {
+  const std::string unit = units::si_unit(dim);
+  const std::string u = unit.empty() ? "" : fmt::format(" {}", unit);
+  if (!std::isfinite(low) && !std::isfinite(high)) return "any finite value";
+  if (!std::isfinite(high)) return fmt::format("{} {:g}{}", low_open ? ">" : ">=", low, u);
+  if (!std::isfinite(low)) return fmt::format("{} {:g}{}", high_open ? "<" : "<=", high, u);
+  return fmt::format("in {}{:g}, {:g}{}{}", low_open ? "(" : "[", low, high, high_open ? ")" : "]", u);
+}
+
 std::vector<io::named_dimension> model::named_dimensions() const {
   std::vector<io::named_dimension> out;
   for (const auto& v : inputs_) out.push_back({v.name, v.dim});

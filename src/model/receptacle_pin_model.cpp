@@ -42,7 +42,7 @@ receptacle_pin_model receptacle_pin_model::from_study(const io::study_table& tab
 
 std::vector<variable> receptacle_pin_model::inputs() const {
   std::vector<variable> v;
-  for (const auto& p : receptacle_pin_parameters()) v.push_back({p.name, p.dim, params_.*p.field});
+  for (const auto& p : receptacle_pin_parameters()) v.push_back({p.name, p.dim, params_.*p.field, p.valid});
   for (std::size_t g = 0; g < groups_.size(); ++g)
     v.push_back({fmt::format("g{}_d0", g + 1), units::length, groups_[g].d0});
   return v;

@@ -1,5 +1,7 @@
 #include "contactuq/model/receptacle_pin_table.hpp"
 
+#include <numbers>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,17 +16,18 @@ namespace u = units;
 
 const std::vector<parameter_info>& receptacle_pin_parameters() {
   static const std::vector<parameter_info> table = {
-      {"Rr", u::length, &receptacle_pin_params::Rr},
-      {"Rp", u::length, &receptacle_pin_params::Rp},
-      {"phi", u::angle, &receptacle_pin_params::phi},
-      {"Rt", u::length, &receptacle_pin_params::Rt},
+      {"Rr", u::length, &receptacle_pin_params::Rr, non_negative},
+      {"Rp", u::length, &receptacle_pin_params::Rp, non_negative},
+      {"phi", u::angle, &receptacle_pin_params::phi, {0.0, std::numbers::pi / 2, true, true}},
+      {"Rt", u::length, &receptacle_pin_params::Rt, non_negative},
       {"h", u::length, &receptacle_pin_params::h},
-      {"R", u::length, &receptacle_pin_params::R},
-      {"L", u::length, &receptacle_pin_params::L},
+      {"R", u::length, &receptacle_pin_params::R, non_negative},
+      {"L", u::length, &receptacle_pin_params::L, positive},
       {"b", u::length, &receptacle_pin_params::b},
-      {"K", u::torsional_stiffness, &receptacle_pin_params::K},
-      {"mu", u::dimensionless, &receptacle_pin_params::mu},
-      {"theta0", u::angle, &receptacle_pin_params::theta0},
+      {"K", u::torsional_stiffness, &receptacle_pin_params::K, positive},
+      {"mu", u::dimensionless, &receptacle_pin_params::mu, non_negative},
+      // Away from +-90 deg, where the root selection (1.26), (1.92) is undefined.
+      {"theta0", u::angle, &receptacle_pin_params::theta0, {-std::numbers::pi / 2, std::numbers::pi / 2, true, true}},
   };
   return table;
 }

@@ -30,14 +30,16 @@ struct mechanism_input {
   const char* name;
   u::dimension dim;
   double dynamics::switch_params::*field;
+  valid_range valid;  ///< as switch_params::validate() requires
 };
 const std::vector<mechanism_input>& mechanism_inputs() {
   using p = dynamics::switch_params;
   static const std::vector<mechanism_input> table = {
-      {"m1", u::mass, &p::m1},        {"m2", u::mass, &p::m2},      {"m3", u::mass, &p::m3},
-      {"k_d", u::stiffness, &p::k_d}, {"F0", u::force, &p::F0},     {"k12", u::stiffness, &p::k12},
-      {"c12", u::damping, &p::c12},   {"k3", u::stiffness, &p::k3}, {"c3", u::damping, &p::c3},
-      {"g0", u::length, &p::g0},
+      {"m1", u::mass, &p::m1, positive},           {"m2", u::mass, &p::m2, positive},
+      {"m3", u::mass, &p::m3, positive},           {"k_d", u::stiffness, &p::k_d, non_negative},
+      {"F0", u::force, &p::F0, positive},          {"k12", u::stiffness, &p::k12, non_negative},
+      {"c12", u::damping, &p::c12, non_negative},  {"k3", u::stiffness, &p::k3, non_negative},
+      {"c3", u::damping, &p::c3, non_negative},    {"g0", u::length, &p::g0, positive},
   };
   return table;
 }
@@ -50,21 +52,23 @@ struct material_input {
   u::dimension dim;
   double (*get)(const contact::material&);
   void (*set)(contact::material&, double);
+  valid_range valid;  ///< as validate_body() requires
 };
 double hardness_of(const contact::material& m) {
   return contact::brinell_to_pascal(m.brinell_hardness);
 }
 const std::array<material_input, 4> material_inputs = {{
     {"modulus", u::pressure, [](const contact::material& m) { return m.modulus; },
-     [](contact::material& m, double v) { m.modulus = v; }},
+     [](contact::material& m, double v) { m.modulus = v; }, positive},
     {"poisson", u::dimensionless, [](const contact::material& m) { return m.poisson; },
-     [](contact::material& m, double v) { m.poisson = v; }},
+     [](contact::material& m, double v) { m.poisson = v; }, {0.0, 0.5, false, true}},
     {"yield_strength", u::pressure, [](const contact::material& m) { return m.yield_strength; },
-     [](contact::material& m, double v) { m.yield_strength = v; }},
+     [](contact::material& m, double v) { m.yield_strength = v; }, positive},
     {"hardness", u::pressure, hardness_of,
      [](contact::material& m, double v) {
        m.brinell_hardness = v / contact::brinell_to_pascal(1.0);
-     }},
+     },
+     positive},
 }};
 
 // The material inputs of one body, named as inputs ("sphere_poisson = 0.6: must be ...").
@@ -194,16 +198,16 @@ switch_model::switch_model(switch_setup setup) : setup_(std::move(setup)), nomin
 std::vector<variable> switch_model::inputs() const {
   const auto& s = setup_;
   std::vector<variable> v;
-  for (const auto& m : mechanism_inputs()) v.push_back({m.name, m.dim, s.params.*m.field});
+  for (const auto& m : mechanism_inputs()) v.push_back({m.name, m.dim, s.params.*m.field, m.valid});
   for (const auto& p : receptacle_pin_parameters())
-    v.push_back({p.name, p.dim, s.params.receptacle.*p.field});
+    v.push_back({p.name, p.dim, s.params.receptacle.*p.field, p.valid});
   v.push_back({"d0", u::length, s.params.d0});
   v.push_back({"v_t", u::velocity, s.params.v_t});
   v.push_back({"radius", u::length, s.radius});
   for (const auto& in : material_inputs)
-    v.push_back({fmt::format("sphere_{}", in.name), in.dim, in.get(s.sphere)});
+    v.push_back({fmt::format("sphere_{}", in.name), in.dim, in.get(s.sphere), in.valid});
   for (const auto& in : material_inputs)
-    v.push_back({fmt::format("flat_{}", in.name), in.dim, in.get(s.flat)});
+    v.push_back({fmt::format("flat_{}", in.name), in.dim, in.get(s.flat), in.valid});
   for (const auto& name : law_inputs_)
     v.push_back({name, find_law_parameter(name)->dim, s.law_parameters.at(name)});
   return v;

@@ -170,8 +170,9 @@ TEST_CASE("run: a bad study is one line with file, line and key, exit code 2", "
 
 namespace {
 
-// The quickstart study with N samples whose every sample fails (negative arm stiffness), under
-// failure policy `policy`.
+// The quickstart study with N samples whose every sample fails (friction so high that the
+// quasi-static model locks on the pin cone), under failure policy `policy`. Inputs outside
+// their valid range (a negative stiffness) are refused before any sample runs.
 std::string write_failing_study(const scratch& s, std::size_t n, const std::string& policy) {
   std::string text = read_text(write_study(s, n, 200));
   const auto replace = [&](const std::string& from, const std::string& to) {
@@ -179,7 +180,7 @@ std::string write_failing_study(const scratch& s, std::size_t n, const std::stri
     REQUIRE(at != std::string::npos);
     text.replace(at, from.size(), to);
   };
-  replace("mean = \"0.004 lbf*in/deg\"", "mean = \"-0.004 lbf*in/deg\"");
+  replace("low = 0.02\nhigh = 0.21", "low = 8.0\nhigh = 9.0");
   replace("failures = \"record\"", "failures = \"" + policy + "\"");
   const std::string path = s / ("failing-" + policy + ".toml");
   std::ofstream(path) << text;
@@ -213,7 +214,7 @@ TEST_CASE("run: failures = \"abort\" stops with exit code 1 wherever the first f
   const cli_result r = run_cli("run " + study + " -o " + (s / "abort.h5") + " -j 2 -q");
   INFO(r.output);
   CHECK(r.exit_code == 1);
-  CHECK_THAT(r.output, Contains("aborted (failures = \"abort\")") && Contains("must be > 0"));
+  CHECK_THAT(r.output, Contains("aborted (failures = \"abort\")") && Contains("friction lock"));
   CHECK_FALSE(Contains("wrote").match(r.output));
 }
 
@@ -225,7 +226,7 @@ TEST_CASE("run, summarize and plot exit with 1 when every sample failed, naming 
   INFO(r.output);
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.output, Contains("failed samples: 30 of 30") && Contains("every sample failed (30 of 30)") &&
-                           Contains("K = -") && Contains("(first: sample"));
+                           Contains("friction lock") && Contains("(first: sample"));
   const cli_result summary = run_cli("summarize " + out);
   INFO(summary.output);
   CHECK(summary.exit_code == 1);

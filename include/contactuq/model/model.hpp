@@ -33,12 +33,30 @@
 namespace contactuq::model {
 
 // A named scalar input or output.
+// Where an input's values make physical sense [SI]: a study's fixed values, choices and design
+// bounds must lie inside, and its distributions may put at most a negligible probability
+// outside (study/ensemble_study.cpp). Unbounded unless a model says otherwise.
+struct valid_range {
+  double low = -std::numeric_limits<double>::infinity();
+  double high = std::numeric_limits<double>::infinity();
+  bool low_open = false, high_open = false;  ///< the bound itself is outside
+
+  bool bounded() const { return std::isfinite(low) || std::isfinite(high); }
+  bool contains(double x) const {
+    return (low_open ? x > low : x >= low) && (high_open ? x < high : x <= high);
+  }
+  std::string text(units::dimension dim) const;  ///< e.g. "> 0 N*m/rad", "in [0, 0.5)"
+};
+inline constexpr valid_range positive{0.0, std::numeric_limits<double>::infinity(), true, false};
+inline constexpr valid_range non_negative{0.0, std::numeric_limits<double>::infinity(), false, false};
+
 struct variable {
   std::string name;  ///< unique among the inputs (outputs) of one model, non-empty
   units::dimension dim;  ///< physical dimension; values are in its SI unit (units::si_unit)
   // Value an input takes when a study does not set it [SI]; NaN when a study must set it.
   // Unused for outputs.
   double nominal = std::numeric_limits<double>::quiet_NaN();
+  valid_range valid = {};  ///< inputs only
 };
 
 // A curve output: `points` ordinate values per evaluation over a fixed abscissa.

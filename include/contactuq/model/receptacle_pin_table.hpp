@@ -12,6 +12,7 @@
 
 #include "contactuq/contact/receptacle_pin.hpp"
 #include "contactuq/io/study_file.hpp"
+#include "contactuq/model/model.hpp"
 #include "contactuq/units/quantity.hpp"
 
 namespace contactuq::model {
@@ -21,6 +22,7 @@ struct parameter_info {
   const char* name;
   units::dimension dim;
   double contact::receptacle_pin_params::*field;
+  valid_range valid = {};  ///< as receptacle_pin_params::validate() requires
 };
 // Rr Rp phi Rt h R L b K mu theta0, in Table 1's order.
 const std::vector<parameter_info>& receptacle_pin_parameters();
