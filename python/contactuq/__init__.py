@@ -1,9 +1,13 @@
-"""Post-processing of contactuq ensembles: the HDF5 files `contactuq run` writes.
+"""Post-processing of contactuq result files: the HDF5 files `contactuq run` writes.
 
     import contactuq
     e = contactuq.load("out/quickstart.h5")
-    force = e.output("peak_force")[e.ok]     # the samples that succeeded
-    curves = e.curve("insertion_force")      # samples x points
+    force = e.output("peak_insertion")[e.ok]  # N, the samples that succeeded
+    curves = e.curve("Fx_total")              # samples x points
+    df = e.to_dataframe()                     # pandas; units in df.attrs["units"]
+    ds = e.to_xarray()                        # xarray; units as variable attributes
+    r = contactuq.load("out/impact_models.h5")  # any other method's file: a ResultFile
+    r["restitution"], r.units["restitution"], r.attrs["laws"]
 
 The file layout is documented in docs/hdf5-schema.md; this module only reads it with h5py,
 so anything it does can be done by hand as well.
@@ -12,7 +16,7 @@ so anything it does can be done by hand as well.
 import h5py
 import numpy as np
 
-__all__ = ["Ensemble", "load", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN"]
+__all__ = ["Ensemble", "ResultFile", "load", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN"]
 
 #: Names of the codes in /status, indexed by code.
 STATUS_CODES = ("ok", "failed", "not_run")
@@ -88,6 +92,45 @@ class Ensemble:
         except ValueError:
             raise KeyError(f"no {what} {name!r}; the {what}s are: {', '.join(names)}") from None
 
+    def to_dataframe(self):
+        """A pandas DataFrame: one row per sample (index "sample"), a column per input and scalar
+        output, and "status" and "message". Values are SI; df.attrs["units"] maps each column to
+        its unit and df.attrs["roles"] each input to its role."""
+        import pandas as pd
+
+        columns = {}
+        for j, name in enumerate(self.input_names):
+            columns[name] = self.inputs[:, j]
+        for j, name in enumerate(self.output_names):
+            columns[name] = self.outputs[:, j]
+        columns["status"] = self.status
+        columns["message"] = self.messages
+        df = pd.DataFrame(columns, index=pd.RangeIndex(self.rows, name="sample"))
+        df.attrs["units"] = dict(zip(self.input_names + self.output_names, self.input_units + self.output_units))
+        df.attrs["roles"] = dict(zip(self.input_names, self.input_roles))
+        df.attrs["study"] = self.metadata.get("study_path", "")
+        return df
+
+    def to_xarray(self):
+        """An xarray Dataset over the dimension "sample": every input and scalar output, "status",
+        and each curve over ("sample", "<curve>_point") with its abscissa as a coordinate. Units
+        (SI) and roles are variable attributes."""
+        import xarray as xr
+
+        data = {}
+        for j, name in enumerate(self.input_names):
+            data[name] = ("sample", self.inputs[:, j], {"units": self.input_units[j], "role": self.input_roles[j]})
+        for j, name in enumerate(self.output_names):
+            data[name] = ("sample", self.outputs[:, j], {"units": self.output_units[j]})
+        data["status"] = ("sample", self.status, {"codes": ", ".join(STATUS_CODES)})
+        coords = {"sample": np.arange(self.rows)}
+        for name, values in self.curves.items():
+            info = self.curve_info[name]
+            point = f"{name}_point"
+            data[name] = (("sample", point), values, {"units": info["ordinate_unit"]})
+            coords[f"{name}_{info['abscissa_name']}"] = (point, info["abscissa"], {"units": info["abscissa_unit"]})
+        return xr.Dataset(data, coords=coords, attrs={"study": self.study, "format": "contactuq-ensemble"})
+
     def __repr__(self):
         return (f"<contactuq.Ensemble {self.rows} of {self.metadata['samples']} samples, "
                 f"{len(self.input_names)} inputs, {len(self.output_names)} outputs, "
@@ -112,11 +155,67 @@ def complete_rows(f):
     return int(unwritten[0]) if unwritten.size else rows
 
 
+class ResultFile:
+    """Any other contactuq result file (curve, impact, evaluate, pin-slot, optimisation,
+    calibration): its root attributes and every dataset as NumPy arrays (strings as str), by path.
+
+    Attributes:
+        attrs: dict of the root attributes (format, format_version, method, model, ...).
+        datasets: dict "group/name" -> array (or str for a scalar string).
+        units: dict "group/name" -> the dataset's `units` attribute, where it has one.
+    """
+
+    def __init__(self, attrs, datasets, units):
+        self.attrs, self.datasets, self.units = attrs, datasets, units
+
+    @property
+    def format(self):
+        return self.attrs.get("format", "")
+
+    @property
+    def method(self):
+        return self.attrs.get("method", "")
+
+    def __getitem__(self, path):
+        if path not in self.datasets:
+            raise KeyError(f"no dataset {path!r}; the file has: {', '.join(self.datasets)}")
+        return self.datasets[path]
+
+    def __repr__(self):
+        return f"<contactuq.ResultFile {self.format} ({self.method}), {len(self.datasets)} datasets>"
+
+
+def _value(v):
+    if isinstance(v, (bytes, str)):
+        return _text(v)
+    if isinstance(v, np.ndarray) and v.dtype.kind in "OSU":
+        return _texts(v)
+    return v.item() if hasattr(v, "item") and np.ndim(v) == 0 else v
+
+
+def _load_other(f):
+    datasets, units = {}, {}
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            value = obj[()]
+            datasets[name] = _value(value)
+            if "units" in obj.attrs:
+                units[name] = _value(obj.attrs["units"])
+
+    f.visititems(visit)
+    return ResultFile({k: _value(v) for k, v in f.attrs.items()}, datasets, units)
+
+
 def load(path):
-    """Reads the ensemble file at `path` and returns an Ensemble of its complete samples."""
+    """Reads the result file at `path`: an ensemble (`sample`, `nested` studies) as an Ensemble
+    of its complete samples, any other contactuq file as a ResultFile."""
     with _open(path) as f:
-        if _text(f.attrs.get("format", "")) != "contactuq-ensemble":
-            raise ValueError(f"{path}: not a contactuq ensemble")
+        fmt = _text(f.attrs.get("format", ""))
+        if not fmt.startswith("contactuq-"):
+            raise ValueError(f"{path}: not a contactuq result file (format attribute {fmt!r})")
+        if fmt != "contactuq-ensemble":
+            return _load_other(f)
         rows = complete_rows(f)
         inputs = f["inputs"]
         keys = _texts(inputs.attrs["column_attributes"])
