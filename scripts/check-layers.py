@@ -28,6 +28,7 @@ LAYERS = [
     "calibrate",  # fitting model parameters to measured curves
     "engine",     # one entry point for every study: method dispatch and the methods
     "cli",        # the contactuq executable
+    "python",     # the Python extension contactuq._core: the engine and models from Python
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"contactuq/([^/"]+)/', re.M)

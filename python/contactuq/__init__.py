@@ -13,10 +13,26 @@ The file layout is documented in docs/hdf5-schema.md; this module only reads it 
 so anything it does can be done by hand as well.
 """
 
+import os
+
 import h5py
 import numpy as np
 
-__all__ = ["Ensemble", "ResultFile", "load", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN"]
+# The compiled extension (_core, pybind11) sits beside this file when installed; a build tree
+# names its folder in CONTACTUQ_CORE_DIR (make test sets it).
+if os.environ.get("CONTACTUQ_CORE_DIR"):
+    __path__.append(os.environ["CONTACTUQ_CORE_DIR"])
+# Installed (<prefix>/lib/python3/dist-packages/contactuq), the library finds its data in
+# <prefix>/share/contactuq/data: it cannot look beside the running executable, the interpreter.
+_installed_data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "share",
+                               "contactuq", "data")
+if not os.environ.get("CONTACTUQ_DATA") and os.path.isdir(_installed_data):
+    os.environ["CONTACTUQ_DATA"] = os.path.normpath(_installed_data)
+
+from .api import Evaluation, Model, models, run, to_toml  # noqa: E402
+
+__all__ = ["Ensemble", "ResultFile", "load", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN", "models",
+           "Model", "Evaluation", "run", "to_toml"]
 
 #: Names of the codes in /status, indexed by code.
 STATUS_CODES = ("ok", "failed", "not_run")

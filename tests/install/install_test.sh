@@ -57,5 +57,12 @@ if [[ -x /usr/bin/python3 ]]; then
   (cd "$work" && PYTHONPATH="$prefix/lib/python3/dist-packages" /usr/bin/python3 -c \
     "import contactuq, sys; p = contactuq.__file__; print(p); sys.exit(0 if p.startswith('$prefix/') else 1)") \
     || fail "the installed Python package is not the one imported"
+  # With the compiled extension (when the build has it), the installed studies list the models.
+  if [[ -n $(find "$prefix/lib/python3/dist-packages/contactuq" -name '_core*.so') ]]; then
+    (cd "$work" && env -u CONTACTUQ_CORE_DIR PYTHONPATH="$prefix/lib/python3/dist-packages" /usr/bin/python3 -c \
+      "import contactuq; names = {m['name']: m for m in contactuq.models()}; \
+assert 'inputs' in names['receptacle_pin'], names['receptacle_pin']; print(sorted(names))") \
+      || fail "the installed compiled Python API does not list the models from the installed studies"
+  fi
 fi
 echo "install_test: ok"

@@ -1,0 +1,208 @@
+"""Driving contactuq from Python: registered models evaluated on NumPy arrays, and studies run from
+a file or a dict, through the compiled extension contactuq._core (pybind11).
+
+    import numpy as np, contactuq
+    contactuq.models()                                   # names, inputs, outputs, units
+    m = contactuq.Model.from_study("studies/quickstart.toml")
+    x = np.tile(m.nominal, (100000, 1)); x[:, m.input_index("mu")] = np.linspace(0.02, 0.2, 100000)
+    r = m.evaluate(x)                                    # parallel, GIL released
+    r.output("peak_insertion")[r.ok]
+    contactuq.run({"model": {...}, "parameters": {...}, "sampling": {...}}, output="out.h5")
+
+Dicts are written as TOML and read by the same reader as study files, so a mistake gives the
+command line's message (as ValueError). Values are SI unless a string gives units ("0.3 in").
+"""
+
+import math
+import os
+import tomllib
+
+import numpy as np
+
+__all__ = ["models", "Model", "Evaluation", "run", "to_toml"]
+
+
+def _core():
+    try:
+        from . import _core as core
+    except ImportError as e:
+        raise ImportError(
+            "contactuq's compiled extension (_core) was not found: build it (cmake --build --preset release) "
+            "and set CONTACTUQ_CORE_DIR to build/release/python/contactuq, or install contactuq") from e
+    return core
+
+
+# --- dict -> TOML -------------------------------------------------------------------------------
+
+def _key(k):
+    k = str(k)
+    return k if k and all(c.isalnum() or c in "_-" for c in k) else '"' + k.replace('"', '\\"') + '"'
+
+
+def _scalar(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return "[" + ", ".join(_scalar(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_scalar(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot write {type(v).__name__} {v!r} to a study")
+
+
+def _is_table_list(v):
+    return isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v)
+
+
+def to_toml(study, prefix=""):
+    """A study dict as TOML text: scalars and inline values first, then tables and arrays of tables."""
+    lines = []
+    for k, v in study.items():
+        if not isinstance(v, dict) and not _is_table_list(v):
+            lines.append(f"{_key(k)} = {_scalar(v)}")
+    for k, v in study.items():
+        name = f"{prefix}.{_key(k)}" if prefix else _key(k)
+        if isinstance(v, dict):
+            lines += ["", f"[{name}]", to_toml(v, name)]
+        elif _is_table_list(v):
+            for item in v:
+                lines += ["", f"[[{name}]]", to_toml(item, name)]
+    return "\n".join(line for line in lines if line is not None).strip("\n") + "\n"
+
+
+# --- models -------------------------------------------------------------------------------------
+
+def _studies_dir():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (os.environ.get("CONTACTUQ_STUDIES", ""),
+              os.path.join(here, "..", "..", "studies"),                    # source tree
+              os.path.join(here, "..", "..", "..", "..", "share", "contactuq", "studies")):  # install
+        if d and os.path.isdir(d):
+            return os.path.normpath(d)
+    return None
+
+
+def _example_studies():
+    """{model type: paths of the shipped studies whose [model] uses it}."""
+    found = {}
+    d = _studies_dir()
+    for name in sorted(os.listdir(d)) if d else []:
+        if name.endswith(".toml"):
+            try:
+                with open(os.path.join(d, name), "rb") as f:
+                    kind = tomllib.load(f).get("model", {}).get("type")
+            except (OSError, tomllib.TOMLDecodeError):
+                continue
+            if kind:
+                found.setdefault(kind, []).append(os.path.join(d, name))
+    return found
+
+
+def models():
+    """Every registered model: name, and for those a shipped study builds, its inputs (name, SI unit,
+    nominal value), outputs and curves, and that study's path."""
+    examples = _example_studies()
+    out = []
+    for name in _core().registered_models():
+        entry = {"name": name}
+        for path in examples.get(name, []):
+            try:
+                m = Model.from_study(path)
+            except ValueError:
+                continue  # a study whose [model] table is read by its method (e.g. a fit)
+            entry.update(inputs=m.inputs, outputs=m.outputs, curves=m.curves, example=path)
+            break
+        out.append(entry)
+    return out
+
+
+class Evaluation:
+    """Outputs of a batch: outputs (n, m) with NaN where a row failed, status (n,) 0 ok / 1 failed,
+    messages (n,), curves {name: (n, points)}."""
+
+    def __init__(self, model, result):
+        self.output_names = [o["name"] for o in model.outputs]
+        self.outputs = result["outputs"]
+        self.status = result["status"]
+        self.messages = result["messages"]
+        self.curves = result["curves"]
+
+    @property
+    def ok(self):
+        return self.status == 0
+
+    def output(self, name):
+        return self.outputs[:, self.output_names.index(name)]
+
+
+class Model:
+    """A registered model with the settings of a [model] table (a dict, as in a study file)."""
+
+    def __init__(self, table, name="<model>"):
+        self._model = _core().Model(to_toml({"model": table}), name)
+
+    @classmethod
+    def from_study(cls, path):
+        """The model of a study file's [model] table."""
+        m = cls.__new__(cls)
+        with open(path) as f:
+            text = f.read()
+        m._model = _core().Model(text, str(path))
+        return m
+
+    name = property(lambda self: self._model.name)
+    inputs = property(lambda self: self._model.inputs)
+    outputs = property(lambda self: self._model.outputs)
+    curves = property(lambda self: self._model.curves)
+
+    @property
+    def input_names(self):
+        return [v["name"] for v in self.inputs]
+
+    @property
+    def nominal(self):
+        """The nominal value of every input (NaN where a study must set it)."""
+        return np.array([v["nominal"] for v in self.inputs], dtype=float)
+
+    def input_index(self, name):
+        try:
+            return self.input_names.index(name)
+        except ValueError:
+            raise KeyError(f"no input {name!r}; the inputs are: {', '.join(self.input_names)}") from None
+
+    def evaluate(self, points, threads=0):
+        """Evaluates every row of `points`: an (n, inputs) array of SI values in the order of
+        `inputs`, or a dict {input name: (n,) array} with every other input at its nominal value.
+        Runs on `threads` threads (0: all cores) with the GIL released."""
+        if isinstance(points, dict):
+            n = len(next(iter(points.values())))
+            x = np.tile(self.nominal, (n, 1))
+            for name, values in points.items():
+                x[:, self.input_index(name)] = values
+            points = x
+        return Evaluation(self, self._model.evaluate(np.ascontiguousarray(points, dtype=float), threads))
+
+
+def run(study, output=None, threads=0, force=False, resume=False, progress=None):
+    """Runs a study, as `contactuq run` does: `study` is a file path or a dict (a study file's
+    tables). Returns {method, output, planned, failed, exit_code}; exit code 0 done, 1 no result,
+    130 interrupted (Ctrl-C; resume=True continues). progress(done, total) is called as cases finish.
+    A bad study raises ValueError with the command line's message."""
+    if isinstance(study, dict):
+        if output is None:
+            raise ValueError("a study given as a dict needs output= (the result file)")
+        text, name = to_toml(study), "<dict>"
+    else:
+        with open(study) as f:
+            text, name = f.read(), str(study)
+    return _core().run(text, name, "" if output is None else str(output), threads, force, resume, progress)

@@ -1,0 +1,98 @@
+"""The compiled API (contactuq._core): models, batch evaluation, studies from files and dicts."""
+import os
+import tomllib
+
+import numpy as np
+import pytest
+
+import contactuq
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+STUDIES = os.path.join(ROOT, "studies")
+
+try:
+    from contactuq import _core  # noqa: F401
+except ImportError:
+    pytest.skip("the extension contactuq._core is not built (pybind11 missing)", allow_module_level=True)
+
+
+def test_models_list_every_registered_model():
+    listed = {m["name"]: m for m in contactuq.models()}
+    assert {"receptacle_pin", "switch", "impact", "pinslot", "threaded_insertion"} <= set(listed)
+    rp = listed["receptacle_pin"]
+    names = [v["name"] for v in rp["inputs"]]
+    assert names[:3] == ["Rr", "Rp", "phi"] and "g1_d0" in names
+    assert {"name": "peak_insertion", "unit": "N"}.items() <= rp["outputs"][0].items()
+    assert rp["inputs"][names.index("K")]["unit"] == "N*m/rad"
+
+
+def test_evaluate_a_hundred_thousand_points_in_parallel():
+    m = contactuq.Model.from_study(os.path.join(STUDIES, "quickstart.toml"))
+    n = 100_000
+    x = np.tile(m.nominal, (n, 1))
+    mu = np.linspace(0.02, 0.21, n)
+    x[:, m.input_index("mu")] = mu
+    x[:, m.input_index("theta0")] = np.deg2rad(np.linspace(-0.5, 0.5, n))
+    x[7, m.input_index("mu")] = 50.0   # locks: a failure, not an exception
+    x[11, m.input_index("K")] = -1.0   # invalid: a failure, not an exception
+    r = m.evaluate(x)
+    assert r.outputs.shape == (n, len(m.outputs)) and r.curves["Fx_total"].shape[0] == n
+    assert r.status[7] == 1 and "friction lock" in r.messages[7]
+    assert r.status[11] == 1 and np.isnan(r.outputs[11]).all()
+    assert r.ok.sum() == n - 2
+    # Rows equal single evaluations, and threads do not change a bit.
+    for i in (0, 12345, n - 1):
+        one = m.evaluate(x[i:i + 1], threads=1)
+        np.testing.assert_array_equal(one.outputs[0], r.outputs[i])
+    assert np.all(np.diff(r.output("hysteresis_energy")[100:200]) > 0)  # grows with mu
+
+
+def test_model_from_a_dict_and_named_inputs():
+    with open(os.path.join(STUDIES, "quickstart.toml"), "rb") as f:
+        table = tomllib.load(f)["model"]
+    m = contactuq.Model(table)
+    r = m.evaluate({"mu": np.array([0.1, 0.2])})
+    assert r.ok.all() and r.output("peak_insertion")[1] > r.output("peak_insertion")[0]
+    bad = dict(table, L="-1 in")
+    with pytest.raises(ValueError, match="L"):
+        contactuq.Model(bad)
+
+
+def test_run_a_study_from_a_dict_and_load_it(tmp_path):
+    with open(os.path.join(STUDIES, "quickstart.toml"), "rb") as f:
+        study = tomllib.load(f)
+    study["sampling"]["samples"] = 200
+    seen = []
+    out = tmp_path / "q.h5"
+    r = contactuq.run(study, output=out, progress=lambda done, total: seen.append((done, total)))
+    assert r["exit_code"] == 0 and r["method"] == "sample" and r["planned"] == 200 and r["failed"] == 0
+    assert seen and seen[-1] == (200, 200)
+    e = contactuq.load(str(out))
+    assert e.to_dataframe().shape[0] == 200
+    assert e.to_xarray().sizes["sample"] == 200
+    # Same refusals and messages as the command line.
+    with pytest.raises(ValueError, match="exists"):
+        contactuq.run(study, output=out)
+    study["parameters"]["mu"]["distribution"] = "unifrom"
+    with pytest.raises(ValueError, match="<dict>.*unifrom"):
+        contactuq.run(study, output=tmp_path / "bad.h5")
+
+
+def test_a_progress_callback_that_raises_stops_the_run_cleanly(tmp_path):
+    with open(os.path.join(STUDIES, "quickstart.toml"), "rb") as f:
+        study = tomllib.load(f)
+    study["sampling"]["samples"] = 5000
+
+    def stop(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        contactuq.run(study, output=tmp_path / "stopped.h5", progress=stop)
+    # The run stopped as an interrupted one: resumable.
+    r = contactuq.run(study, output=tmp_path / "stopped.h5", resume=True)
+    assert r["exit_code"] == 0 and r["planned"] == 5000
+
+
+def test_run_a_study_file(tmp_path):
+    r = contactuq.run(os.path.join(STUDIES, "switch_evaluate.toml"), output=tmp_path / "s.h5")
+    assert r["method"] == "evaluate" and r["exit_code"] == 0
