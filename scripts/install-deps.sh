@@ -9,6 +9,7 @@ packages=(
   catch2 libtomlplusplus-dev libcli11-dev libfmt-dev libbenchmark-dev libpagmo-dev
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
   python3-openturns python3-pandas python3-xarray python3-pytest
+  python3-dev pybind11-dev python3-pybind11
 )
 
 missing=()
