@@ -19,7 +19,7 @@ import tomllib
 
 import numpy as np
 
-__all__ = ["models", "Model", "Evaluation", "run", "to_toml"]
+__all__ = ["models", "Model", "Evaluation", "run", "analyze", "to_toml"]
 
 
 def _core():
@@ -206,3 +206,12 @@ def run(study, output=None, threads=0, force=False, resume=False, progress=None)
         with open(study) as f:
             text, name = f.read(), str(study)
     return _core().run(text, name, "" if output is None else str(output), threads, force, resume, progress)
+
+
+def analyze(path, bootstrap=200, confidence=0.95, seed=1):
+    """What `contactuq summarize` reports beyond moments, for a single-case ensemble file, as
+    {output: {"ranking": {"spearman"|"prcc"|"src": {input: {"value", "ci"}}, "r2", "used"},
+    "limit": {"low", "high", "p_violation": {"value", "ci", "events", "trials"}},
+    "probability_of_1": {...}}}. Same numbers as `summarize --json --si --bootstrap B` for
+    B >= 200 (its rankings use 200 resamples) and the same seed; limits are SI."""
+    return _core().analyze(str(path), bootstrap, confidence, seed)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "contactuq/engine/run_study.hpp"
+#include "contactuq/study/output_analysis.hpp"
 #include "contactuq/model/registry.hpp"
 #include "contactuq/units/quantity.hpp"
 
@@ -159,6 +160,63 @@ py::dict run(const std::string& study_text, const std::string& file_name, const 
   return result;
 }
 
+py::dict estimate(const uq::estimate& e) {
+  py::dict d;
+  d["value"] = e.value;
+  d["ci"] = py::make_tuple(e.ci.low, e.ci.high);
+  return d;
+}
+
+py::dict proportion(const uq::event_probability& p) {
+  py::dict d;
+  d["value"] = p.value;
+  d["ci"] = py::make_tuple(p.ci.low, p.ci.high);
+  d["events"] = p.events;
+  d["trials"] = p.trials;
+  return d;
+}
+
+// What `contactuq summarize` reports beyond moments, from the same library call with the same
+// seeds: input rankings, specification-limit violations and 0/1 proportions (SI limits).
+py::dict analyze(const std::string& path, std::size_t bootstrap, double confidence, std::uint64_t seed) {
+  const io::ensemble e = io::read_ensemble(path, {.curves = false});
+  study::analysis_options o;
+  o.ranking = {.bootstrap_resamples = bootstrap, .confidence = confidence, .seed = seed};
+  o.confidence = confidence;
+  study::ensemble_analysis a;
+  {
+    py::gil_scoped_release release;
+    a = study::analyze_outputs(e, path, o);
+  }
+  py::dict outputs;
+  for (std::size_t j = 0; j < a.outputs.size(); ++j) {
+    const auto& out = a.outputs[j];
+    py::dict d;
+    if (out.ranking) {
+      py::dict r;
+      for (const auto& [key, values] : {std::pair{"spearman", &out.ranking->spearman},
+                                        std::pair{"prcc", &out.ranking->prcc}, std::pair{"src", &out.ranking->src}}) {
+        py::dict by_input;
+        for (std::size_t i = 0; i < a.ranked_inputs.size(); ++i) by_input[py::str(a.ranked_inputs[i])] = estimate((*values)[i]);
+        r[key] = by_input;
+      }
+      r["r2"] = estimate(out.ranking->r2);
+      r["used"] = out.ranking->used;
+      d["ranking"] = r;
+    }
+    if (out.violation) {
+      py::dict l;
+      l["low"] = out.limit->low;
+      l["high"] = out.limit->high;
+      l["p_violation"] = proportion(*out.violation);
+      d["limit"] = l;
+    }
+    if (out.one) d["probability_of_1"] = proportion(*out.one);
+    outputs[py::str(e.schema.outputs[j].name)] = d;
+  }
+  return outputs;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -182,6 +240,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("outputs", [](const model::model& mm) { return variables(mm.outputs()); })
       .def_property_readonly("curves", &curves)
       .def("evaluate", &evaluate, py::arg("points"), py::arg("threads") = 0);
+  m.def("analyze", &analyze, py::arg("path"), py::arg("bootstrap") = 200, py::arg("confidence") = 0.95,
+        py::arg("seed") = 1);
   m.def("run", &run, py::arg("study_text"), py::arg("file_name"), py::arg("output") = "", py::arg("threads") = 0,
         py::arg("force") = false, py::arg("resume") = false, py::arg("progress") = py::none());
 }

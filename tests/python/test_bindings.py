@@ -96,3 +96,30 @@ def test_a_progress_callback_that_raises_stops_the_run_cleanly(tmp_path):
 def test_run_a_study_file(tmp_path):
     r = contactuq.run(os.path.join(STUDIES, "switch_evaluate.toml"), output=tmp_path / "s.h5")
     assert r["method"] == "evaluate" and r["exit_code"] == 0
+
+
+def test_analyze_returns_the_numbers_summarize_prints(tmp_path):
+    import json
+    import subprocess
+
+    text = open(os.path.join(STUDIES, "quickstart.toml")).read().replace("samples = 1000", "samples = 300")
+    text += '\n[output]\nlimits = { peak_insertion = { high = "6 grf" } }\n'
+    study = tmp_path / "limits.toml"
+    study.write_text(text)
+    out = tmp_path / "limits.h5"
+    assert contactuq.run(str(study), output=out)["exit_code"] == 0
+    ours = contactuq.analyze(out, bootstrap=200, seed=3)
+    cli = os.environ.get("CONTACTUQ_CLI", os.path.join(ROOT, "build", "release", "contactuq"))
+    summary = json.loads(subprocess.run([cli, "summarize", str(out), "--json", "--si", "--bootstrap", "200",
+                                         "--seed", "3"], check=True, capture_output=True, text=True).stdout)
+    by_name = {o["name"]: o for o in summary["outputs"]}
+    for name, mine in ours.items():
+        theirs = by_name[name]["ranking"]
+        for key in ("spearman", "prcc", "src"):
+            for i, input_name in enumerate(theirs["inputs"]):
+                a, b = mine["ranking"][key][input_name], theirs[key][i]
+                as_float = [np.nan if v is None else v for v in [b["value"], *b["ci"]]]
+                np.testing.assert_array_equal([a["value"], *a["ci"]], as_float)
+    p = ours["peak_insertion"]["limit"]["p_violation"]
+    q = by_name["peak_insertion"]["limit"]["p_violation"]
+    assert (p["events"], p["trials"]) == (q["events"], q["trials"]) and p["value"] == q["value"]
