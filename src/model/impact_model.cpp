@@ -11,6 +11,7 @@
 
 #include "contactuq/contact/contact_geometry.hpp"
 #include "contactuq/error.hpp"
+#include "contactuq/model/material_inputs.hpp"
 
 namespace contactuq::model {
 
@@ -21,35 +22,6 @@ namespace {
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
-// Material inputs of one body, in input order after its prefix ("body_1_"). The hardness input
-// is in Pa; the table's Brinell number HB is HB g 1e6 Pa (Brake 2014, below eq. 19).
-struct material_input {
-  const char* name;
-  u::dimension dim;
-  double (*get)(const contact::material&);
-  void (*set)(contact::material&, double);
-};
-const std::array<material_input, 4> material_inputs = {{
-    {"modulus", u::pressure, [](const contact::material& m) { return m.modulus; },
-     [](contact::material& m, double v) { m.modulus = v; }},
-    {"poisson", u::dimensionless, [](const contact::material& m) { return m.poisson; },
-     [](contact::material& m, double v) { m.poisson = v; }},
-    {"yield_strength", u::pressure, [](const contact::material& m) { return m.yield_strength; },
-     [](contact::material& m, double v) { m.yield_strength = v; }},
-    {"hardness", u::pressure, [](const contact::material& m) { return contact::brinell_to_pascal(m.brinell_hardness); },
-     [](contact::material& m, double v) { m.brinell_hardness = v / contact::brinell_to_pascal(1.0); }},
-}};
-
-// The material inputs of one body, named as inputs ("body_1_poisson = 0.6: must be ...").
-void validate_body(const contact::material& m, const std::string& prefix) {
-  auto finite_positive = [&](double v, const char* field, const char* unit) {
-    require(std::isfinite(v) && v > 0, prefix + field, v, unit, "positive and finite");
-  };
-  finite_positive(m.modulus, "modulus", "Pa");
-  require(m.poisson >= 0 && m.poisson < 0.5, prefix + "poisson", m.poisson, "", "in [0, 0.5)");
-  finite_positive(m.yield_strength, "yield_strength", "Pa");
-  finite_positive(contact::brinell_to_pascal(m.brinell_hardness), "hardness", "Pa");
-}
 
 std::string data_dir_default() {
   if (const char* env = std::getenv("CONTACTUQ_DATA")) return env;
@@ -133,15 +105,15 @@ impact_model::impact_model(impact_setup setup) : setup_(std::move(setup)) {
 std::vector<variable> impact_model::inputs() const {
   const auto& s = setup_;
   std::vector<variable> v;
-  v.push_back({"approach_velocity", u::velocity, s.solver.approach_velocity});
-  v.push_back({"mass_1", u::mass, s.body_1.mass});
-  if (!fixed(s.body_2)) v.push_back({"mass_2", u::mass, s.body_2.mass});
-  if (!flat(s.body_1)) v.push_back({"radius_1", u::length, s.body_1.radius});
-  if (!flat(s.body_2)) v.push_back({"radius_2", u::length, s.body_2.radius});
-  for (const auto& in : material_inputs)
-    v.push_back({fmt::format("body_1_{}", in.name), in.dim, in.get(s.body_1.material)});
-  for (const auto& in : material_inputs)
-    v.push_back({fmt::format("body_2_{}", in.name), in.dim, in.get(s.body_2.material)});
+  v.push_back({"approach_velocity", u::velocity, s.solver.approach_velocity, positive});
+  v.push_back({"mass_1", u::mass, s.body_1.mass, positive});
+  if (!fixed(s.body_2)) v.push_back({"mass_2", u::mass, s.body_2.mass, positive});
+  if (!flat(s.body_1)) v.push_back({"radius_1", u::length, s.body_1.radius, positive});
+  if (!flat(s.body_2)) v.push_back({"radius_2", u::length, s.body_2.radius, positive});
+  for (const auto& in : material_inputs())
+    v.push_back({fmt::format("body_1_{}", in.name), in.dim, in.get(s.body_1.material), in.valid});
+  for (const auto& in : material_inputs())
+    v.push_back({fmt::format("body_2_{}", in.name), in.dim, in.get(s.body_2.material), in.valid});
   for (const auto& [name, value] : s.law_parameters) v.push_back({name, value.dim, value.si});
   return v;
 }
@@ -170,8 +142,8 @@ impact_model::prepared impact_model::prepare(std::span<const double> x) const {
   p.options.mass_2 = fixed(s.body_2) ? infinity : x[i++];
   if (!flat(s.body_1)) pair.radius_1 = x[i++];
   if (!flat(s.body_2)) pair.radius_2 = x[i++];
-  for (const auto& in : material_inputs) in.set(pair.body_1, x[i++]);
-  for (const auto& in : material_inputs) in.set(pair.body_2, x[i++]);
+  for (const auto& in : material_inputs()) in.set(pair.body_1, x[i++]);
+  for (const auto& in : material_inputs()) in.set(pair.body_2, x[i++]);
   validate_body(pair.body_1, "body_1_");
   validate_body(pair.body_2, "body_2_");
   require(pair.radius_1 > 0, "radius_1", pair.radius_1, "m", "positive");

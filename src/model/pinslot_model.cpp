@@ -19,9 +19,9 @@ pinslot_model pinslot_model::from_study(const io::study_table& table) {
 
 std::vector<variable> pinslot_model::inputs() const {
   const auto& p = setup_.params;
-  return {{"clearance", units::length, p.clearance},
-          {"friction", units::dimensionless, p.contact.friction_coefficient},
-          {"restitution", units::dimensionless, p.contact.restitution},
+  return {{"clearance", units::length, p.clearance, positive},
+          {"friction", units::dimensionless, p.contact.friction_coefficient, non_negative},
+          {"restitution", units::dimensionless, p.contact.restitution, {0.0, 1.0, true, false}},
           {"force_amplitude", units::force, p.force_amplitude}};
 }
 

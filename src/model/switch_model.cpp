@@ -14,6 +14,7 @@
 #include "contactuq/contact/law_registry.hpp"
 #include "contactuq/dynamics/single_impact.hpp"
 #include "contactuq/error.hpp"
+#include "contactuq/model/material_inputs.hpp"
 #include "contactuq/model/receptacle_pin_table.hpp"
 
 namespace contactuq::model {
@@ -44,43 +45,6 @@ const std::vector<mechanism_input>& mechanism_inputs() {
   return table;
 }
 
-// Material inputs of one body, in input order after its prefix ("sphere_", "flat_"). The
-// hardness input is in Pa; the table's Brinell number HB is HB g 1e6 Pa (Brake 2014, below
-// eq. 19).
-struct material_input {
-  const char* name;
-  u::dimension dim;
-  double (*get)(const contact::material&);
-  void (*set)(contact::material&, double);
-  valid_range valid;  ///< as validate_body() requires
-};
-double hardness_of(const contact::material& m) {
-  return contact::brinell_to_pascal(m.brinell_hardness);
-}
-const std::array<material_input, 4> material_inputs = {{
-    {"modulus", u::pressure, [](const contact::material& m) { return m.modulus; },
-     [](contact::material& m, double v) { m.modulus = v; }, positive},
-    {"poisson", u::dimensionless, [](const contact::material& m) { return m.poisson; },
-     [](contact::material& m, double v) { m.poisson = v; }, {0.0, 0.5, false, true}},
-    {"yield_strength", u::pressure, [](const contact::material& m) { return m.yield_strength; },
-     [](contact::material& m, double v) { m.yield_strength = v; }, positive},
-    {"hardness", u::pressure, hardness_of,
-     [](contact::material& m, double v) {
-       m.brinell_hardness = v / contact::brinell_to_pascal(1.0);
-     },
-     positive},
-}};
-
-// The material inputs of one body, named as inputs ("sphere_poisson = 0.6: must be ...").
-void validate_body(const contact::material& m, const std::string& prefix) {
-  auto finite_positive = [&](double v, const char* field, const char* unit) {
-    require(std::isfinite(v) && v > 0, prefix + field, v, unit, "positive and finite");
-  };
-  finite_positive(m.modulus, "modulus", "Pa");
-  require(m.poisson >= 0 && m.poisson < 0.5, prefix + "poisson", m.poisson, "", "in [0, 0.5)");
-  finite_positive(m.yield_strength, "yield_strength", "Pa");
-  finite_positive(hardness_of(m), "hardness", "Pa");
-}
 
 // The law's own parameters: input name, the law's key, dimension.
 struct law_parameter {
@@ -204,9 +168,9 @@ std::vector<variable> switch_model::inputs() const {
   v.push_back({"d0", u::length, s.params.d0});
   v.push_back({"v_t", u::velocity, s.params.v_t});
   v.push_back({"radius", u::length, s.radius});
-  for (const auto& in : material_inputs)
+  for (const auto& in : material_inputs())
     v.push_back({fmt::format("sphere_{}", in.name), in.dim, in.get(s.sphere), in.valid});
-  for (const auto& in : material_inputs)
+  for (const auto& in : material_inputs())
     v.push_back({fmt::format("flat_{}", in.name), in.dim, in.get(s.flat), in.valid});
   for (const auto& name : law_inputs_)
     v.push_back({name, find_law_parameter(name)->dim, s.law_parameters.at(name)});
@@ -265,8 +229,8 @@ dynamics::switch_result switch_model::simulate(std::span<const double> x,
   p.d0 = x[i++];
   p.v_t = x[i++];
   contact::contact_pair pair{s.sphere, s.flat, x[i++], contact::flat_radius};
-  for (const auto& in : material_inputs) in.set(pair.body_1, x[i++]);
-  for (const auto& in : material_inputs) in.set(pair.body_2, x[i++]);
+  for (const auto& in : material_inputs()) in.set(pair.body_1, x[i++]);
+  for (const auto& in : material_inputs()) in.set(pair.body_2, x[i++]);
   validate_body(pair.body_1, "sphere_");
   validate_body(pair.body_2, "flat_");
   std::map<std::string, double> values;
@@ -387,7 +351,7 @@ switch_model switch_model::from_study(const io::study_table& t, const std::strin
       t.fail(key, fmt::format("unknown material; {} has: {}", table_path,
                               fmt::join(materials.names(), ", ")));
     m = materials.at(name);
-    for (const auto& in : material_inputs) {
+    for (const auto& in : material_inputs()) {
       const std::string field = fmt::format("{}_{}", prefix, in.name);
       if (t.has(field)) in.set(m, t.quantity(field, in.dim));
     }

@@ -167,7 +167,7 @@ std::string describe(const model::model& m, const opt::constraint& c) {
   const double bound = c.max ? *c.max : *c.min;
   const std::string unit = unit_of(m, c.what);
   return fmt::format("{} {} {:.6g}{}", c.what.describe(unit_of(m, {c.what.output})),
-                     c.max ? "<=" : ">=", bound, unit.empty() ? "" : " " + unit);
+                     c.max ? "<=" : ">=", bound, unit.empty() ? std::string() : fmt::format(" {}", unit));
 }
 
 }  // namespace

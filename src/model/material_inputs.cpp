@@ -1,0 +1,42 @@
+#include "contactuq/model/material_inputs.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "contactuq/error.hpp"
+
+namespace contactuq::model {
+namespace u = units;
+
+namespace {
+
+double hardness_of(const contact::material& m) { return contact::brinell_to_pascal(m.brinell_hardness); }
+
+}  // namespace
+
+const std::array<material_input, 4>& material_inputs() {
+  static const std::array<material_input, 4> table = {{
+      {"modulus", u::pressure, [](const contact::material& m) { return m.modulus; },
+       [](contact::material& m, double v) { m.modulus = v; }, positive},
+      {"poisson", u::dimensionless, [](const contact::material& m) { return m.poisson; },
+       [](contact::material& m, double v) { m.poisson = v; }, {0.0, 0.5, false, true}},
+      {"yield_strength", u::pressure, [](const contact::material& m) { return m.yield_strength; },
+       [](contact::material& m, double v) { m.yield_strength = v; }, positive},
+      {"hardness", u::pressure, hardness_of,
+       [](contact::material& m, double v) { m.brinell_hardness = v / contact::brinell_to_pascal(1.0); }, positive},
+  }};
+  return table;
+}
+
+void validate_body(const contact::material& m, const std::string& prefix) {
+  auto finite_positive = [&](double v, const char* field, const char* unit) {
+    require(std::isfinite(v) && v > 0, fmt::format("{}{}", prefix, field), v, unit, "positive and finite");
+  };
+  finite_positive(m.modulus, "modulus", "Pa");
+  require(m.poisson >= 0 && m.poisson < 0.5, fmt::format("{}poisson", prefix), m.poisson, "", "in [0, 0.5)");
+  finite_positive(m.yield_strength, "yield_strength", "Pa");
+  finite_positive(hardness_of(m), "hardness", "Pa");
+}
+
+}  // namespace contactuq::model
