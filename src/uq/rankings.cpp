@@ -17,24 +17,56 @@ namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-// Coefficients of one data set: spearman (d), prcc (d), src (d), r2, in one row.
-std::vector<double> coefficients(const Eigen::MatrixXd& data /* n x (d + 1), y last */) {
+// The rows of one column in increasing order, cut into groups of equal values (ties).
+struct column_order {
+  std::vector<Eigen::Index> rows;
+  std::vector<std::size_t> group_end;  ///< one past each tie group, in `rows`
+};
+
+column_order order_of(const Eigen::VectorXd& column) {
+  column_order o;
+  o.rows.resize(static_cast<std::size_t>(column.size()));
+  std::iota(o.rows.begin(), o.rows.end(), Eigen::Index{0});
+  std::stable_sort(o.rows.begin(), o.rows.end(), [&](Eigen::Index a, Eigen::Index b) { return column(a) < column(b); });
+  for (std::size_t k = 1; k <= o.rows.size(); ++k)
+    if (k == o.rows.size() || column(o.rows[k]) != column(o.rows[k - 1])) o.group_end.push_back(k);
+  return o;
+}
+
+// Average ranks of every row in the sample that holds row i w(i) times (a bootstrap resample;
+// w = 1 is the data itself): no sorting per resample, a pass over the precomputed order.
+void weighted_ranks(const column_order& o, const Eigen::VectorXd& w, Eigen::Ref<Eigen::VectorXd> out) {
+  double before = 0.0;
+  std::size_t start = 0;
+  for (const std::size_t end : o.group_end) {
+    double group = 0.0;
+    for (std::size_t k = start; k < end; ++k) group += w(o.rows[k]);
+    const double average = before + 0.5 * (group + 1.0);  // of ranks before+1 .. before+group
+    for (std::size_t k = start; k < end; ++k) out(o.rows[k]) = average;
+    before += group;
+    start = end;
+  }
+}
+
+// Correlation matrix of the columns of m over rows weighted by w; NaN where a column is constant.
+Eigen::MatrixXd weighted_correlation(const Eigen::MatrixXd& m, const Eigen::VectorXd& w) {
+  const Eigen::RowVectorXd mean = (w.transpose() * m) / w.sum();
+  const Eigen::MatrixXd centred = m.rowwise() - mean;
+  const Eigen::MatrixXd cov = centred.transpose() * (centred.array().colwise() * w.array()).matrix();
+  const Eigen::VectorXd sd = cov.diagonal().cwiseSqrt();
+  return cov.array() / (sd * sd.transpose()).array();
+}
+
+// Coefficients of the data set that holds row i of data w(i) times: spearman (d), prcc (d),
+// src (d), r2, in one row.
+std::vector<double> coefficients(const Eigen::MatrixXd& data /* n x (d + 1), y last */,
+                                 const std::vector<column_order>& orders, const Eigen::VectorXd& w) {
   const Eigen::Index n = data.rows(), d = data.cols() - 1;
   std::vector<double> out(static_cast<std::size_t>(3 * d + 1), nan);
   if (n < d + 2) return out;
-  const auto correlation = [n](const Eigen::MatrixXd& m) {
-    const Eigen::MatrixXd centred = m.rowwise() - m.colwise().mean();
-    const Eigen::MatrixXd cov = centred.transpose() * centred / static_cast<double>(n - 1);
-    const Eigen::VectorXd sd = cov.diagonal().cwiseSqrt();
-    return Eigen::MatrixXd(cov.array() / (sd * sd.transpose()).array());  // NaN where an sd is 0
-  };
   Eigen::MatrixXd ranked(n, d + 1);
-  for (Eigen::Index c = 0; c <= d; ++c) {
-    const Eigen::VectorXd column = data.col(c);
-    const auto r = ranks(std::span<const double>(column.data(), static_cast<std::size_t>(n)));
-    ranked.col(c) = Eigen::Map<const Eigen::VectorXd>(r.data(), n);
-  }
-  const Eigen::MatrixXd rc = correlation(ranked);
+  for (Eigen::Index c = 0; c <= d; ++c) weighted_ranks(orders[static_cast<std::size_t>(c)], w, ranked.col(c));
+  const Eigen::MatrixXd rc = weighted_correlation(ranked, w);
   for (Eigen::Index j = 0; j < d; ++j) out[static_cast<std::size_t>(j)] = rc(j, d);
   const auto invertible = [](const Eigen::MatrixXd& m) {
     return m.allFinite() && Eigen::FullPivLU<Eigen::MatrixXd>(m).isInvertible();
@@ -44,7 +76,7 @@ std::vector<double> coefficients(const Eigen::MatrixXd& data /* n x (d + 1), y l
     for (Eigen::Index j = 0; j < d; ++j)
       out[static_cast<std::size_t>(d + j)] = -p(j, d) / std::sqrt(p(j, j) * p(d, d));
   }
-  const Eigen::MatrixXd vc = correlation(data);
+  const Eigen::MatrixXd vc = weighted_correlation(data, w);
   const Eigen::MatrixXd cxx = vc.topLeftCorner(d, d);
   if (invertible(cxx) && std::isfinite(vc(d, d))) {
     const Eigen::VectorXd cxy = vc.col(d).head(d);
@@ -84,17 +116,21 @@ input_ranking rank_inputs(const Eigen::MatrixXd& x, std::span<const double> y, c
     data.row(k).head(d) = x.row(rows[static_cast<std::size_t>(k)]);
     data(k, d) = y[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])];
   }
-  const std::vector<double> point = coefficients(data);
+  std::vector<column_order> orders;
+  for (Eigen::Index c = 0; c <= d; ++c) orders.push_back(order_of(data.col(c)));
+  const std::vector<double> point = coefficients(data, orders, Eigen::VectorXd::Ones(n));
   const std::size_t m = point.size(), b_count = n > 0 ? options.bootstrap_resamples : 0;
 
+  // A resample is the data with row i drawn w(i) times: ranks and correlations are weighted
+  // sums, so each resample costs O(n d^2) and no sorting.
   std::vector<double> replicates(b_count * m);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 4), [&](const tbb::blocked_range<std::size_t>& range) {
-    Eigen::MatrixXd resample(n, d + 1);
+    Eigen::VectorXd w(n);
     for (std::size_t b = range.begin(); b != range.end(); ++b) {
       engine e = make_engine(options.seed, stream_purpose::ranking_bootstrap, b);
-      for (Eigen::Index k = 0; k < n; ++k)
-        resample.row(k) = data.row(static_cast<Eigen::Index>(uniform_index(e, static_cast<std::uint64_t>(n))));
-      const auto c = coefficients(resample);
+      w.setZero();
+      for (Eigen::Index k = 0; k < n; ++k) w(static_cast<Eigen::Index>(uniform_index(e, static_cast<std::uint64_t>(n)))) += 1.0;
+      const auto c = coefficients(data, orders, w);
       std::copy(c.begin(), c.end(), replicates.begin() + static_cast<std::ptrdiff_t>(b * m));
     }
   });
