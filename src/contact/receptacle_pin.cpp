@@ -17,8 +17,15 @@ constexpr double pi = std::numbers::pi;
 
 double sgn(double v) { return (v > 0.0) - (v < 0.0); }
 
-// Wraps an angle to [-pi, pi], as the report's wrap() does.
-double wrap(double angle) { return std::abs(angle) <= pi ? angle : std::remainder(angle, 2.0 * pi); }
+// Wraps an angle to [-pi, pi], as the report's wrap() does. For pi < |angle| < 7 (angles 2 atan2
+// - theta0 with a small theta0) one step of 2 pi is what std::remainder takes (the quotient is
+// in (0.5, 1.12)) and the subtraction is exact (Sterbenz), so both give the same double.
+double wrap(double angle) {
+  const double a = std::abs(angle);
+  if (a <= pi) return angle;
+  if (a < 7.0) return angle > 0.0 ? angle - 2.0 * pi : angle + 2.0 * pi;
+  return std::remainder(angle, 2.0 * pi);
+}
 
 // Roots at the ends of a region may come out with a discriminant a few ulps below zero.
 double clamp_discriminant(double disc, double C) {
@@ -28,6 +35,24 @@ double clamp_discriminant(double disc, double C) {
 
 [[noreturn]] void geometry_error(const std::string& message) {
   throw parameter_error("geometry", message);
+}
+
+// The errors of the stroke loop, kept out of line so that the loop stays small.
+[[noreturn, gnu::cold, gnu::noinline]] void no_rotation_error(double x, double d, pin_region r) {
+  throw model_error(fmt::format(
+      "no real arm rotation at x = {} m (d = {} m) on the pin {} (eq. 1.90 fails): the "
+      "geometry is outside what the model represents",
+      x, d, to_string(r)));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void friction_lock_error(double x, pin_region r,
+                                                               bool engaging,
+                                                               double denominator, double mu) {
+  throw model_error(fmt::format(
+      "friction lock at x = {} m on the pin {}: Lmn {} mu Lmt = {} m does not have the sign of "
+      "theta (eq. {}), the quasi-static model has no solution; mu = {} is too large for this "
+      "geometry",
+      x, to_string(r), engaging ? "-" : "+", denominator, engaging ? "1.4" : "1.81", mu));
 }
 
 }  // namespace
@@ -256,32 +281,28 @@ void receptacle_arm::locate_first_contact() {
 
 arm_state receptacle_arm::evaluate(double x, double v_norm) const {
   const double d = direction_ == arm_direction::engage ? d0_ - x : d0_ + x;  // (1.8), (1.80)
-  const contact_point c = kinematics(d);
-  if (std::isnan(c.theta))
-    throw model_error(fmt::format(
-        "no real arm rotation at x = {} m (d = {} m) on the pin {} (eq. 1.90 fails): the "
-        "geometry is outside what the model represents",
-        x, d, to_string(c.region)));
   arm_state s;
+  state_at(x, d, friction_coefficient(p_.mu, v_norm), s);  // (1.84)
+  return s;
+}
+
+inline void receptacle_arm::state_at(double x, double d, double mu, arm_state& s) const {
+  const contact_point c = kinematics(d);
+  if (std::isnan(c.theta)) no_rotation_error(x, d, c.region);
   s.region = c.region;
   s.alpha = c.alpha;
   s.Lmn = c.Lmn;
   s.Lmt = c.Lmt;
   s.theta = select_rotation(c.theta);  // (1.26)
-  if (s.theta == 0.0) return s;        // no contact: the arm would have to bend toward the pin
+  s.Fn = s.Ft = s.Fx = s.Fy = 0.0;
+  if (s.theta == 0.0) return;  // no contact: the arm would have to bend toward the pin
 
-  const double mu = friction_coefficient(p_.mu, v_norm);  // (1.84)
   const bool engaging = direction_ == arm_direction::engage;
   const double denominator = engaging ? s.Lmn - mu * s.Lmt : s.Lmn + mu * s.Lmt;
   // The contact pushes (Fn > 0) only while the denominator has the sign of theta, which is the
   // sign m of cos(theta0); otherwise friction locks the arm.
   if (!(sign_cos_theta0_ * denominator > 0.0))
-    throw model_error(fmt::format(
-        "friction lock at x = {} m on the pin {}: Lmn {} mu Lmt = {} m does not have the sign of "
-        "theta (eq. {}), the quasi-static model has no solution; mu = {} is too large for this "
-        "geometry",
-        x, to_string(s.region), engaging ? "-" : "+", denominator, engaging ? "1.4" : "1.81",
-        mu));
+    friction_lock_error(x, s.region, engaging, denominator, mu);
   s.Fn = p_.K * s.theta / denominator;  // (1.4), (1.81)
   s.Ft = mu * s.Fn;                     // (1.3)
   const double sa = c.sin_alpha, ca = c.cos_alpha;
@@ -292,7 +313,6 @@ arm_state receptacle_arm::evaluate(double x, double v_norm) const {
     s.Fx = s.Fn * sa - s.Ft * ca;  // (1.82)
     s.Fy = s.Fn * ca + s.Ft * sa;  // (1.83)
   }
-  return s;
 }
 
 receptacle::receptacle(const receptacle_pin_params& params, const std::vector<arm_group>& groups)
@@ -338,13 +358,24 @@ receptacle_curve evaluate_curve(const receptacle& r, const stroke& s) {
   const std::size_t n = curve.x.size();
   curve.Fx_total.assign(n, 0.0);
   curve.Fy_total.assign(n, 0.0);
+  curve.group_states.resize(r.arms().size());
   for (std::size_t g = 0; g < r.arms().size(); ++g) {
     const auto& arm = r.arms()[g];
     const double count = r.groups()[g].count;
-    auto& states = curve.group_states.emplace_back();
-    states.reserve(n);
+    const bool engaging = arm.direction() == arm_direction::engage;
+    auto& states = curve.group_states[g];
+    states.resize(n);
+    // The velocity is constant along each direction of the stroke: (1.84) once per change.
+    double v_last = nan, mu = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
-      const arm_state& st = states.emplace_back(arm.evaluate(curve.x[i], curve.v_norm[i]));
+      const double x = curve.x[i], v = curve.v_norm[i];
+      if (!(v == v_last)) {
+        v_last = v;
+        mu = friction_coefficient(arm.p_.mu, v);
+      }
+      const double d = engaging ? arm.d0_ - x : arm.d0_ + x;  // (1.8), (1.80)
+      arm_state& st = states[i];
+      arm.state_at(x, d, mu, st);
       curve.Fx_total[i] += count * st.Fx;
       curve.Fy_total[i] += count * st.Fy;
     }

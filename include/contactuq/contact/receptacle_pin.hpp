@@ -86,6 +86,10 @@ struct arm_state {
 // Regularised Coulomb friction, eq. (1.84): mu = mu_nom tanh(2.5 v / v_t).
 double friction_coefficient(double mu_nominal, double v_norm);
 
+class receptacle;
+struct stroke;
+struct receptacle_curve;
+
 // One arm of a receptacle, with everything that does not depend on x precomputed.
 class receptacle_arm {
  public:
@@ -103,6 +107,11 @@ class receptacle_arm {
   arm_direction direction() const noexcept { return direction_; }
 
  private:
+  friend receptacle_curve evaluate_curve(const receptacle& r, const stroke& s);
+  // What evaluate() does, at separation d with the friction coefficient mu of (1.84) already
+  // known, writing every field of s; x only names the point in error messages. evaluate_curve
+  // calls it in its stroke loop, with mu computed once per direction.
+  void state_at(double x, double d, double mu, arm_state& s) const;
   // A root of A + B cos(theta*) + C sin(theta*) = 0 chosen by (1.93), with sin and cos of
   // theta* = theta + theta0; theta is NaN when (1.90) fails.
   struct rotation {
