@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <utility>
 
 #include "contactuq/error.hpp"
 
@@ -31,6 +32,30 @@ double wrap(double angle) {
 double clamp_discriminant(double disc, double C) {
   const double tolerance = 1e-12 * (C * C + 1e-300);
   return (disc < 0.0 && disc > -tolerance) ? 0.0 : disc;
+}
+
+// sqrt(x^2 + y^2) with the one-step correction of Borges, "An improved algorithm for
+// hypot(a, b)" (ACM TOMS 2020), without the scaling that guards against overflow and underflow:
+// lengths of the order of the pin never need it, others go to std::hypot. The same algorithm as
+// glibc's hypot, inline (the call cost 10 % of a stroke).
+inline double hypot_unscaled(double x, double y) {
+  double ax = std::abs(x), ay = std::abs(y);
+  if (ax < ay) std::swap(ax, ay);
+  if (!(ay >= 0x1p-511 && ax <= 0x1p+511)) return std::hypot(x, y);  // also inf and NaN
+  if (ay <= ax * 0x1p-54) return ax + ay;
+  double h = std::sqrt(ax * ax + ay * ay);
+  double t1, t2;
+  if (h <= 2.0 * ay) {
+    const double delta = h - ay;
+    t1 = ax * (2.0 * delta - ax);
+    t2 = (delta - 2.0 * (ax - ay)) * delta;
+  } else {
+    const double delta = h - ax;
+    t1 = 2.0 * delta * (ax - 2.0 * ay);
+    t2 = (4.0 * delta - ay) * ay + delta * delta;
+  }
+  h -= (t1 + t2) / (2.0 * h);
+  return h;
 }
 
 [[noreturn]] void geometry_error(const std::string& message) {
@@ -109,6 +134,7 @@ receptacle_arm::receptacle_arm(const receptacle_pin_params& params, double d0,
   cos_phi_ = std::cos(phi);
   tan_phi_ = std::tan(phi);
   cos_theta0_ = std::cos(theta0);
+  sin_theta0_ = std::sin(theta0);
   sign_cos_theta0_ = sgn(cos_theta0_);
 
   // Geometric compatibility from the drawing parameters, (1.76)–(1.79).
@@ -168,11 +194,12 @@ receptacle_arm::receptacle_arm(const receptacle_pin_params& params, double d0,
 
   // On the barrel rotation and moment arms are constant, (1.70)–(1.73).
   const double ts4 = critical_.theta[3] + theta0;
-  barrel_ = {pin_region::barrel, critical_.theta[3], 0.0, 0.0, 1.0,
+  barrel_ = {pin_region::barrel, select_rotation(critical_.theta[3]), 0.0, 0.0, 1.0,
              L * std::cos(ts4) + b * std::sin(ts4), h - Rp};
 }
 
-receptacle_arm::rotation receptacle_arm::solve_rotation(double A, double B, double C) const {
+inline receptacle_arm::rotation receptacle_arm::solve_rotation(double A, double B, double C,
+                                                              bool select) const {
   const double disc = clamp_discriminant(C * C - (A * A - B * B), C);  // (1.90)
   if (disc < 0) return {nan, nan, nan};
   const double n = sgn(C * cos_theta0_);  // (1.92)
@@ -182,20 +209,32 @@ receptacle_arm::rotation receptacle_arm::solve_rotation(double A, double B, doub
   const double N = -C + n * std::sqrt(disc);
   const double D = A - B;
   const double r2 = N * N + D * D;
-  return {wrap(2.0 * std::atan2(N, D) - p_.theta0), 2.0 * N * D / r2, (D * D - N * N) / r2};
+  // Divisions, not a reciprocal: near alpha = 0 the loop equations (1.43) cancel to a few digits
+  // and amplify the last bit of sin and cos of theta* into alpha.
+  const double sin_ts = 2.0 * N * D / r2, cos_ts = (D * D - N * N) / r2;
+  if (select) {
+    // (1.26) keeps theta only where m theta > 0. sin(theta) = sin(theta* - theta0) has the sign
+    // of theta in (-pi, pi) and is known to ~1e-16 without atan2: where it is clearly of the
+    // other sign the selected rotation is zero (with the sign select_rotation gives it), and
+    // the atan2 is not needed.
+    const double sin_t = sin_ts * cos_theta0_ - cos_ts * sin_theta0_;
+    if (sign_cos_theta0_ * sin_t < -1e-12) return {select_rotation(-sign_cos_theta0_), sin_ts, cos_ts};
+  }
+  const double theta = wrap(2.0 * std::atan2(N, D) - p_.theta0);
+  return {select ? select_rotation(theta) : theta, sin_ts, cos_ts};
 }
 
-double receptacle_arm::select_rotation(double theta) const {
+inline double receptacle_arm::select_rotation(double theta) const {
   const double m = sign_cos_theta0_;
   return std::max(m * theta, 0.0) * m;  // (1.26)
 }
 
-receptacle_arm::contact_point receptacle_arm::kinematics(double d) const {
+inline receptacle_arm::contact_point receptacle_arm::kinematics(double d) const {
   const auto& [Rr, Rp, phi, Rt, h, R, L, b, K, mu, theta0] = p_;
   const auto& dcr = critical_.d;
   // alpha from its sine and cosine components (each a loop equation times a radius).
   auto with_alpha = [](contact_point c, double s, double co) {
-    const double r = std::hypot(s, co);
+    const double r = hypot_unscaled(s, co);
     c.alpha = std::atan2(s, co);
     c.sin_alpha = s / r;
     c.cos_alpha = co / r;
@@ -206,7 +245,7 @@ receptacle_arm::contact_point receptacle_arm::kinematics(double d) const {
     const double A = L * L + b * b + h * h + (Rt + d) * (Rt + d) - (Rt + R) * (Rt + R);  // (1.14)
     const double B = -2.0 * (L * (Rt + d) + b * h);                                      // (1.15)
     const double C = 2.0 * (L * h - b * (Rt + d));                                       // (1.16)
-    const rotation rot = solve_rotation(A, B, C);
+    const rotation rot = solve_rotation(A, B, C, true);
     // (1.17), taken as atan2 of the two loop equations (1.9), (1.10): acos loses half the
     // digits near alpha = 0.
     contact_point c = with_alpha({pin_region::tip, rot.theta, 0, 0, 0, 0, 0},
@@ -220,7 +259,7 @@ receptacle_arm::contact_point receptacle_arm::kinematics(double d) const {
     const double A = d + Rt - (Rt + R) * sin_phi_ + (h - a_ - R * cos_phi_) / tan_phi_;  // (1.33)
     const double B = -(L + b / tan_phi_);                                              // (1.34)
     const double C = L / tan_phi_ - b;                                                 // (1.35)
-    const rotation rot = solve_rotation(A, B, C);
+    const rotation rot = solve_rotation(A, B, C, true);
     const double Lc = (h - a_ - R * cos_phi_ - b * rot.cos_ts + L * rot.sin_ts) / sin_phi_;  // (1.31)
     return {pin_region::cone, rot.theta, phi, sin_phi_, cos_phi_,                           // (1.40)
             (d + Rt - Rt * sin_phi_) * cos_phi_ - (h - a_) * sin_phi_ + Lc,               // (1.38)
@@ -232,7 +271,7 @@ receptacle_arm::contact_point receptacle_arm::kinematics(double d) const {
     const double A = (R + Rr) * (R + Rr) - L * L - b * b - dc * dc - he * he;  // (1.48)
     const double B = 2.0 * L * dc + 2.0 * b * he;                              // (1.49)
     const double C = 2.0 * b * dc - 2.0 * L * he;                              // (1.50)
-    const rotation rot = solve_rotation(A, B, C);
+    const rotation rot = solve_rotation(A, B, C, true);
     // (1.51), taken as atan2 of the two loop equations (1.43), (1.44) for accuracy near alpha = 0.
     contact_point c = with_alpha({pin_region::round, rot.theta, 0, 0, 0, 0, 0},
                                  dc - b * rot.sin_ts - L * rot.cos_ts, L * rot.sin_ts - b * rot.cos_ts + he);
@@ -293,7 +332,7 @@ inline void receptacle_arm::state_at(double x, double d, double mu, arm_state& s
   s.alpha = c.alpha;
   s.Lmn = c.Lmn;
   s.Lmt = c.Lmt;
-  s.theta = select_rotation(c.theta);  // (1.26)
+  s.theta = c.theta;  // selected by (1.26) in kinematics
   s.Fn = s.Ft = s.Fx = s.Fy = 0.0;
   if (s.theta == 0.0) return;  // no contact: the arm would have to bend toward the pin
 

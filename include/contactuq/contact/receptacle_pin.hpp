@@ -113,13 +113,14 @@ class receptacle_arm {
   // calls it in its stroke loop, with mu computed once per direction.
   void state_at(double x, double d, double mu, arm_state& s) const;
   // A root of A + B cos(theta*) + C sin(theta*) = 0 chosen by (1.93), with sin and cos of
-  // theta* = theta + theta0; theta is NaN when (1.90) fails.
+  // theta* = theta + theta0; theta is NaN when (1.90) fails. With select, theta is the rotation
+  // selected by (1.26).
   struct rotation {
     double theta, sin_ts, cos_ts;
   };
-  rotation solve_rotation(double A, double B, double C) const;
+  rotation solve_rotation(double A, double B, double C, bool select = false) const;
   double select_rotation(double theta) const;  // (1.26)
-  // Geometry of the contact at separation d, before the rotation is selected by (1.26).
+  // Geometry of the contact at separation d, with the rotation selected by (1.26).
   struct contact_point {
     pin_region region;
     double theta, alpha, sin_alpha, cos_alpha, Lmn, Lmt;
@@ -132,7 +133,7 @@ class receptacle_arm {
   arm_direction direction_;
   // Derived pin geometry (1.76)–(1.79) and trig of constant angles.
   double a_, e_, Lct_, c_;
-  double sin_phi_, cos_phi_, tan_phi_, cos_theta0_;
+  double sin_phi_, cos_phi_, tan_phi_, cos_theta0_, sin_theta0_;
   double sign_cos_theta0_;  // m = sgn(cos theta0) of (1.26)
   critical_points critical_;
   contact_point barrel_;  // constant on the barrel, (1.70)–(1.73)
