@@ -192,6 +192,12 @@ receptacle_arm::receptacle_arm(const receptacle_pin_params& params, double d0,
     critical_.x[k] = direction_ == arm_direction::engage ? d0_ - dcr[k] : dcr[k] - d0_;
   locate_first_contact();
 
+  // The terms of the cone equations (1.33)–(1.35) that do not depend on d.
+  cone_.A1 = (Rt + R) * sin_phi_;
+  cone_.A2 = (h - a_ - R * cos_phi_) / tan_phi_;
+  cone_.B = -(L + b / tan_phi_);  // (1.34)
+  cone_.C = L / tan_phi_ - b;     // (1.35)
+
   // On the barrel rotation and moment arms are constant, (1.70)–(1.73).
   const double ts4 = critical_.theta[3] + theta0;
   barrel_ = {pin_region::barrel, select_rotation(critical_.theta[3]), 0.0, 0.0, 1.0,
@@ -256,10 +262,8 @@ inline receptacle_arm::contact_point receptacle_arm::kinematics(double d) const 
     return c;
   }
   if (d > dcr[2]) {  // pin cone, section 2.2.2
-    const double A = d + Rt - (Rt + R) * sin_phi_ + (h - a_ - R * cos_phi_) / tan_phi_;  // (1.33)
-    const double B = -(L + b / tan_phi_);                                              // (1.34)
-    const double C = L / tan_phi_ - b;                                                 // (1.35)
-    const rotation rot = solve_rotation(A, B, C, true);
+    const double A = d + Rt - cone_.A1 + cone_.A2;  // (1.33)
+    const rotation rot = solve_rotation(A, cone_.B, cone_.C, true);
     const double Lc = (h - a_ - R * cos_phi_ - b * rot.cos_ts + L * rot.sin_ts) / sin_phi_;  // (1.31)
     return {pin_region::cone, rot.theta, phi, sin_phi_, cos_phi_,                           // (1.40)
             (d + Rt - Rt * sin_phi_) * cos_phi_ - (h - a_) * sin_phi_ + Lc,               // (1.38)
@@ -376,8 +380,8 @@ std::vector<double> stroke::positions() const {
   std::vector<double> x;
   x.reserve(static_cast<std::size_t>(round_trip ? 2 * points : points));
   for (int i = 0; i < points; ++i) x.push_back(from + (to - from) * i / (points - 1));
-  if (round_trip)
-    for (int i = points - 1; i >= 0; --i) x.push_back(from + (to - from) * i / (points - 1));
+  if (round_trip)  // the same points in reverse order
+    for (std::size_t i = static_cast<std::size_t>(points); i-- > 0;) x.push_back(x[i]);
   return x;
 }
 

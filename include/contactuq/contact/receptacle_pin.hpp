@@ -137,6 +137,10 @@ class receptacle_arm {
   double sign_cos_theta0_;  // m = sgn(cos theta0) of (1.26)
   critical_points critical_;
   contact_point barrel_;  // constant on the barrel, (1.70)–(1.73)
+  // On the cone A = d + Rt - A1 + A2 (1.33); B (1.34) and C (1.35) are constant.
+  struct {
+    double A1, A2, B, C;
+  } cone_;
 };
 
 // A receptacle: groups of arms sharing one parameter set and moving together.
