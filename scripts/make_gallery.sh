@@ -31,9 +31,10 @@ entries=(
   echo "\`scripts/make_gallery.sh\` after changing a plots module (\`python/contactuq/plots/\`)."
   echo
 } > "$work/gallery.md"
+cd "$root"  # relative study paths: the figures' titles name studies/<name>.toml, not this machine's folders
 for entry in "${entries[@]}"; do
   IFS='|' read -r study keep what <<< "$entry"
-  "$cli" run "$root/studies/$study.toml" -o "$work/$study.h5" -q > /dev/null
+  "$cli" run "studies/$study.toml" -o "$work/$study.h5" -q > /dev/null
   "$cli" plot "$work/$study.h5" -o "$work/${study}_plots" > /dev/null
   echo "## \`studies/$study.toml\`" >> "$work/gallery.md"
   echo >> "$work/gallery.md"
