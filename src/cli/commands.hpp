@@ -30,6 +30,7 @@ void add_curve_command(CLI::App& app, int& exit_code);
 void add_units_command(CLI::App& app, int& exit_code);
 void add_impact_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
+void add_check_command(CLI::App& app, int& exit_code);
 void add_merge_command(CLI::App& app, int& exit_code);
 void add_optimize_command(CLI::App& app, int& exit_code);
 void add_summarize_command(CLI::App& app, int& exit_code);

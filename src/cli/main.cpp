@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   contactuq::cli::add_impact_command(app, exit_code);
   contactuq::cli::add_units_command(app, exit_code);
   contactuq::cli::add_run_command(app, exit_code);
+  contactuq::cli::add_check_command(app, exit_code);
   contactuq::cli::add_merge_command(app, exit_code);
   contactuq::cli::add_optimize_command(app, exit_code);
   contactuq::cli::add_summarize_command(app, exit_code);

@@ -119,6 +119,7 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
           "of a calibration");
     model::register_builtin_models();
     const auto study = cal::read_calibration_study(doc);
+    if (o.check_only) return r;
     const auto result = cal::calibrate(study.setup, study.cases, study.options);
     fmt::print(to, "{}", cal::describe_calibration(study, result));
     if (!out.empty()) {
@@ -129,6 +130,7 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
   }
   auto study = cal::read_fit_study(doc);
   const auto data = cal::load_fit_data(study);
+  if (o.check_only) return r;
   const auto result = cal::fit(study.model, data, study.options);
   print_fit(to, study, data, result);
   if (!out.empty()) {

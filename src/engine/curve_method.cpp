@@ -73,6 +73,9 @@ run_result run_curve(const io::study_document& doc, const run_options& o, const 
   if (!out.empty() && out.extension() != ".csv" && out.extension() != ".h5")
     throw std::invalid_argument(fmt::format("-o {}: the output must end in .csv or .h5", out.string()));
   const auto options = study::read_curve_study(doc);
+  if (o.check_only)
+    return {.kind = options.sweep ? method::sweep : method::curve, .output = out,
+            .planned = options.sweep ? options.sweep->values.size() : 1, .model = "receptacle_pin"};
   const auto cases = study::run_curve_study(options);
   std::FILE* to = report(o);
   print_report(to, options, cases);

@@ -130,6 +130,7 @@ run_result run_evaluate(const io::study_document& doc, const run_options& o, con
     io::read_display_units(*output, m.named_dimensions());  // checked here, applied by summarize and plot
   }
   const std::vector<double> x = evaluate_inputs(root, m);
+  if (o.check_only) return {.kind = method::evaluate, .output = out, .planned = 1};
   make_parent(out);
   run_result r{.kind = method::evaluate, .output = out, .planned = 1};
   std::FILE* to = report(o);

@@ -43,6 +43,8 @@ run_result run_impact(const io::study_document& doc, const run_options& o, const
   const auto opt = study::read_impact_study(doc, data_dir().string());
   if (!out.empty() && out.extension() != ".csv" && out.extension() != ".h5")
     throw std::invalid_argument(fmt::format("{}: the impact output must end in .csv or .h5", out.string()));
+  if (o.check_only)
+    return {.kind = method::impact, .output = out, .planned = opt.laws.size() * opt.velocities.size(), .model = "impact"};
   make_parent(out);  // before the impacts run, not after
   const auto cases = study::run_impact_study(opt);
   std::FILE* to = report(o);

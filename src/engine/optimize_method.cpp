@@ -102,6 +102,9 @@ void print_results(std::FILE* to, const opt::optimization_study& s, const opt::o
 run_result run_optimize(const io::study_document& doc, const run_options& o, const path& out) {
   model::register_builtin_models();
   const opt::optimization_study s = opt::read_optimization_study(doc);
+  if (o.check_only)
+    return {.kind = method::optimize, .output = out,
+            .planned = planned_evaluations(s, opt::optimization_models(s).size())};
   const std::size_t threads = o.threads > 0 ? o.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
   std::optional<tbb::global_control> limit;
   if (o.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);

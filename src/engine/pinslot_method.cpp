@@ -13,6 +13,7 @@ run_result run_pinslot(const io::study_document& doc, const run_options& o, cons
   const auto st = study::read_pinslot_study(doc);
   if (!out.empty() && out.extension() != ".h5")
     throw std::invalid_argument(fmt::format("{}: the pinslot output must end in .h5", out.string()));
+  if (o.check_only) return {.kind = method::pinslot, .output = out, .planned = st.cases.size()};
   make_parent(out);
   std::FILE* to = report(o);
   const auto results = study::run_pinslot_study(st);

@@ -40,6 +40,9 @@ method inferred_method(const io::study_table& root, std::optional<method> fallba
       root.file()));
 }
 
+run_result run_method(method m, const io::study_document& doc, const run_options& options,
+                      const std::filesystem::path& out);
+
 }  // namespace
 
 std::string_view to_string(method m) {
@@ -86,12 +89,21 @@ run_result run_study(const io::study_document& doc, const run_options& options) 
   std::filesystem::path out = options.output;
   if (out.empty() && root.has("output")) out = root.table("output").string_or("file", "");
   if (out.empty()) out = std::filesystem::path(doc.file()).filename().replace_extension(".h5");
-  if (!options.write_result) {
+  if (!options.write_result && !options.check_only) {
     if (m != method::curve && m != method::sweep && m != method::calibrate)
       throw std::invalid_argument(fmt::format("{}: a {} study always writes its result file", doc.file(), to_string(m)));
     out.clear();
   }
-  if (!out.empty() && !options.resume && !options.force) refuse_overwrite(out, resumable);
+  if (!out.empty() && !options.resume && !options.force && !options.check_only) refuse_overwrite(out, resumable);
+  run_result result = run_method(m, doc, options, out);
+  if (result.model.empty() && root.has("model")) result.model = root.table("model").string_or("type", "");
+  return result;
+}
+
+namespace {
+
+run_result run_method(method m, const io::study_document& doc, const run_options& options,
+                      const std::filesystem::path& out) {
   switch (m) {
     case method::evaluate: return detail::run_evaluate(doc, options, out);
     case method::curve:
@@ -105,6 +117,8 @@ run_result run_study(const io::study_document& doc, const run_options& options) 
   }
   throw std::logic_error("run_study: unhandled method");
 }
+
+}  // namespace
 
 shown_units display_units_of_result(const std::filesystem::path& file) {
   shown_units shown;

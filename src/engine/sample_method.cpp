@@ -128,6 +128,8 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
         "{}: {} samples need about {:.1f} GiB of memory, more than half of this machine's {:.1f} GiB; use fewer "
         "samples (or run with --yes to try anyway)",
         doc.file(), s.rows(), bytes / (1 << 30), available / (1 << 30)));
+  if (!o.shard.empty()) io::shard_range(io::parse_shard(o.shard), s.rows());  // a bad --shard fails here
+  if (o.check_only) return {.kind = s.cases.size() > 1 ? method::nested : method::sample, .output = out, .planned = s.rows()};
   // Before the output is touched: a run that cannot start leaves it as it was.
   const io::sample_matrix inputs = study::sample_inputs(s);
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <unistd.h>
 
@@ -35,5 +36,41 @@ TEST_CASE("every method's shipped study runs, summarizes and plots", "[cli][engi
       for (const auto& f : std::filesystem::directory_iterator(figures)) written += f.path().extension() == ".png";
     CHECK(written >= 1);
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("check reads every shipped study as run would, evaluates and writes nothing", "[cli][engine]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("contactuq-check-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string all;
+  std::size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(CONTACTUQ_SOURCE_DIR) + "/studies"))
+    if (entry.path().extension() == ".toml") {
+      all += " " + entry.path().string();
+      ++count;
+    }
+  // From an empty folder: a check never creates the result files the studies name.
+  const cli_result ok = run_cli_command("cd " + dir.string() + " && " + CONTACTUQ_CLI + " check" + all);
+  INFO(ok.output);
+  CHECK(ok.exit_code == 0);
+  std::size_t lines = 0;
+  for (std::size_t at = ok.output.find(": ok: "); at != std::string::npos; at = ok.output.find(": ok: ", at + 1)) ++lines;
+  CHECK(lines == count);
+  CHECK_THAT(ok.output, Contains("quickstart.toml: ok: sample study of model receptacle_pin, 1000 samples"));
+  CHECK_THAT(ok.output, Contains("switch_epistemic.toml: ok: nested study of model switch, 60000 samples"));
+  CHECK(std::filesystem::is_empty(dir));
+
+  // Every study is checked; each bad one is one error line naming its key, and the exit code is 2.
+  const auto bad = dir / "bad.toml";
+  {
+    std::ofstream out(bad);
+    out << "[model]\ntype = \"receptacle_pin\"\nL = \"-0.3 in\"\n";
+  }
+  const cli_result mixed =
+      run_cli("check " + bad.string() + " " + std::string(CONTACTUQ_SOURCE_DIR) + "/studies/quickstart.toml");
+  INFO(mixed.output);
+  CHECK(mixed.exit_code == 2);
+  CHECK_THAT(mixed.output, Contains("bad.toml:"));
+  CHECK_THAT(mixed.output, Contains("quickstart.toml: ok"));
   std::filesystem::remove_all(dir);
 }

@@ -44,6 +44,9 @@ struct run_options {
   // working directory).
   std::filesystem::path output;
   bool write_result = true;      ///< false: print the summary only (curve and calibrate methods)
+  // Read and check the study and its plan as a run would (every key, unit, range, data file and
+  // the method's budget), then stop: nothing is evaluated and nothing written (`contactuq check`).
+  bool check_only = false;
   std::size_t threads = 0;       ///< worker threads; 0 -> all cores
   bool resume = false;           ///< continue an unfinished run (sample, nested, optimize)
   bool force = false;            ///< replace an existing result
@@ -68,6 +71,7 @@ struct run_result {
   std::filesystem::path output;  ///< the result file written
   std::size_t planned = 0;       ///< cases (samples, impacts, evaluations) the study planned
   std::size_t failed = 0;        ///< of them, how many failed
+  std::string model = {};        ///< the registered model the study runs
   // README, "Exit codes": 0 done; 1 ran without a result (every case failed, a search found no
   // feasible design, or failures = "abort" stopped it); 130 interrupted (resumable).
   int exit_code = 0;

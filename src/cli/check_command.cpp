@@ -1,0 +1,65 @@
+#include <fmt/format.h>
+
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+
+namespace contactuq::cli {
+namespace {
+
+std::string_view case_word(engine::method m) {
+  switch (m) {
+    case engine::method::sample:
+    case engine::method::nested: return "samples";
+    case engine::method::optimize: return "evaluations at most";
+    case engine::method::impact: return "impacts";
+    case engine::method::pinslot: return "cases";
+    case engine::method::sweep: return "curves";
+    case engine::method::calibrate: return "fit";
+    case engine::method::curve: return "curve";
+    case engine::method::evaluate: return "case";
+  }
+  return "cases";
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, int& exit_code) {
+  CLI::App* sub = app.add_subcommand(
+      "check", "Read and check studies as `run` would (keys, units, ranges, data files, the plan's size) without "
+               "evaluating anything or writing a file");
+  struct options {
+    std::vector<std::string> studies;
+    bool yes = false;
+  };
+  auto o = std::make_shared<options>();
+  sub->add_option("studies", o->studies, "Study files (TOML)")->required()->check(CLI::ExistingFile);
+  sub->add_flag("--yes", o->yes, "Do not count a plan that needs over half of this machine's memory as an error");
+  sub->callback([o, &exit_code] {
+    std::size_t bad = 0;
+    for (const std::string& study : o->studies) {
+      // Every study is checked and reported, so one call lists every problem of a batch.
+      try {
+        const auto doc = io::study_document::load(study);
+        engine::run_options check;
+        check.check_only = true;
+        check.yes = o->yes;
+        const engine::run_result r = engine::run_study(doc, check);
+        fmt::print("{}: ok: {} study of model {}, {} {} -> {}\n", study, engine::to_string(r.kind),
+                   r.model.empty() ? "-" : r.model, r.planned, case_word(r.kind), r.output.string());
+      } catch (const std::bad_alloc&) {
+        ++bad;
+        fmt::print(stderr, "contactuq: error: {}: out of memory while reading the study\n", study);
+      } catch (const std::exception& e) {
+        ++bad;
+        fmt::print(stderr, "contactuq: error: {}\n", e.what());
+      }
+    }
+    exit_code = bad > 0 ? 2 : 0;
+  });
+}
+
+}  // namespace contactuq::cli
