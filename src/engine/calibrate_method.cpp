@@ -123,6 +123,7 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
     const auto result = cal::calibrate(study.setup, study.cases, study.options);
     fmt::print(to, "{}", cal::describe_calibration(study, result));
     if (!out.empty()) {
+      make_parent(out);
       cal::write_calibration_hdf5(out, doc, study, result);
       fmt::print(to, "\nwrote {}\n", out.string());
     }
@@ -133,6 +134,7 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
   if (o.check_only) return r;
   const auto result = cal::fit(study.model, data, study.options);
   print_fit(to, study, data, result);
+  for (const path& file : {out, o.csv, o.export_study}) make_parent(file);
   if (!out.empty()) {
     cal::write_fit_hdf5(out, doc, study, data, result);
     fmt::print(to, "\nwrote {}\n", out.string());

@@ -115,6 +115,7 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
   std::vector<opt::evaluation_record> replay;
   if (o.resume) replay = opt::resume_history(out, doc);
   const std::size_t in_file = replay.size();
+  make_parent(out);
   opt::optimization_writer writer = opt::optimization_writer::create(out, schema);
   opt::history log(std::move(replay));
   const std::size_t planned = planned_evaluations(s, models.size());

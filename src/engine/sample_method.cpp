@@ -132,6 +132,7 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
   if (o.check_only) return {.kind = s.cases.size() > 1 ? method::nested : method::sample, .output = out, .planned = s.rows()};
   // Before the output is touched: a run that cannot start leaves it as it was.
   const io::sample_matrix inputs = study::sample_inputs(s);
+  make_parent(out);
 
   io::ensemble_schema schema = study::ensemble_schema_for(s, doc);
   schema.metadata.start_time = io::iso8601_now();
