@@ -24,7 +24,8 @@ import h5py
 import matplotlib
 import numpy as np
 
-from .style import display_unit, legend_outside, save
+from .. import _text, _texts
+from .style import COLOURS, display_unit, legend_outside, save, series_style
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -32,16 +33,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 _ESTIMATE_COLUMNS = ("value", "standard_error", "low", "high", "bound_low", "bound_high", "start",
                      "clustered_low", "clustered_high", "bootstrap_low", "bootstrap_high")
 # Interval kinds: (key prefix in /estimates, label, colour).
-_INTERVALS = (("", "Jacobian", "tab:blue"), ("clustered_", "clustered (sandwich)", "tab:orange"),
-              ("bootstrap_", "bootstrap", "tab:green"))
-
-
-def _text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
-def _texts(values):
-    return [_text(v) for v in np.atleast_1d(values)]
+_INTERVALS = (("", "Jacobian", COLOURS["primary"]), ("clustered_", "clustered (sandwich)", COLOURS["secondary"]),
+              ("bootstrap_", "bootstrap", COLOURS["tertiary"]))
 
 
 def _label(text, unit, name=None):
@@ -181,12 +174,13 @@ def _outputs_figure(d, names, axis, outdir, fmt):
         _, factor = display_unit(r["unit"], name)
         x = xcase[r["case"]]
         ax.grid(True, alpha=0.3)
-        ax.plot(x, r["measured"] * factor, "o", ms=4, mfc="none", color="tab:blue", label=f"measured ({len(x)})")
+        ax.plot(x, r["measured"] * factor, "o", ms=4, mfc="none", color=COLOURS["primary"],
+                label=f"measured ({len(x)})")
         if xunit is None:
-            ax.plot(x, r["fitted"] * factor, "_", ms=12, mew=1.8, color="tab:red", label="calibrated model")
+            ax.plot(x, r["fitted"] * factor, "_", ms=12, mew=1.8, color=COLOURS["model"], label="calibrated model")
         else:
             xs, ys = _fitted_line(x, r["fitted"])
-            ax.plot(xs, ys * factor, "-", lw=1.2, marker="x", ms=5, color="tab:red",
+            ax.plot(xs, ys * factor, "-", lw=1.2, marker="x", ms=5, color=COLOURS["model"],
                     label="calibrated model\n(at the measured inputs)")
         ax.set_ylabel(_label(name, r["unit"], name))
         ax.set_title(f"{name}: rms of model - measured {r['rms'] * factor:.3g} {display_unit(r['unit'], name)[0]}",
@@ -211,10 +205,10 @@ def _residuals_figure(d, names, axis, outdir, fmt):
         ax.grid(True, alpha=0.3)
         ax.axhline(0.0, color="k", lw=0.8)
         if np.isfinite(r["scale"]):
-            ax.axhspan(-r["scale"] * factor, r["scale"] * factor, color="tab:green", alpha=0.12,
+            ax.axhspan(-r["scale"] * factor, r["scale"] * factor, color=COLOURS["band"], alpha=0.2,
                        label=f"\u00b1 scale {r['scale'] * factor:.3g} {label}")
         res = r["residual"] * factor
-        ax.plot(x, res, "o", ms=4, color="tab:blue",
+        ax.plot(x, res, "o", ms=4, color=COLOURS["primary"],
                 label=f"rms {r['rms'] * factor:.3g}, bias {np.nanmean(res):+.2g} {label}")
         ax.set_ylabel(_label(f"{name}\nmodel - measured", r["unit"], name))
         legend_outside(ax)
@@ -231,7 +225,6 @@ def _curve_figure(d, name, outdir, fmt):
     x_label, x_factor = display_unit(r["x_unit"], r["x_name"])
     fig, axes = plt.subplots(2, 1, figsize=(7.0, 6.0), sharex=True, constrained_layout=True,
                              gridspec_kw={"height_ratios": (2.0, 1.0)})
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax in axes:
         ax.grid(True, alpha=0.3)
     axes[1].axhline(0.0, color="k", lw=0.8)
@@ -239,13 +232,13 @@ def _curve_figure(d, name, outdir, fmt):
         sel = r["case"] == case
         order = np.argsort(r["x"][sel])
         x = r["x"][sel][order] * x_factor
-        colour = colours[k % len(colours)]
+        colour, ls = series_style(k)
         text = d["cases"][case] if case < len(d["cases"]) else f"case {case}"
         axes[0].plot(x, r["measured"][sel][order] * factor, ".", ms=3, color=colour, label=f"{text}, measured")
-        axes[0].plot(x, r["fitted"][sel][order] * factor, "-", lw=1.2, color=colour, label=f"{text}, model")
+        axes[0].plot(x, r["fitted"][sel][order] * factor, ls=ls, lw=1.2, color=colour, label=f"{text}, model")
         axes[1].plot(x, r["residual"][sel][order] * factor, ".", ms=3, color=colour)
     if np.isfinite(r["scale"]):
-        axes[1].axhspan(-r["scale"] * factor, r["scale"] * factor, color="tab:green", alpha=0.12,
+        axes[1].axhspan(-r["scale"] * factor, r["scale"] * factor, color=COLOURS["band"], alpha=0.2,
                         label=f"\u00b1 scale {r['scale'] * factor:.3g} {label}")
         legend_outside(axes[1])
     axes[0].set_ylabel(_label(name, r["unit"], name))

@@ -19,7 +19,8 @@ import h5py
 import matplotlib
 import numpy as np
 
-from .style import display_unit, legend_outside, save
+from .. import _text
+from .style import COLOURS, OKABE_ITO, display_unit, legend_outside, save
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -31,10 +32,13 @@ _GROUP_PANELS = (("forces on one arm", ("Fx", "Fy", "Fn", "Ft")),
 _SUMMARY = ("peak_insertion", "peak_insertion_x", "peak_withdrawal", "peak_withdrawal_x")
 # Sweeps with more values than this get a colour bar instead of one legend entry per value.
 _MAX_LEGEND_VALUES = 8
-
-
-def _text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
+# Arm-state fields of the group figure, by their place in a panel.
+_GROUP_COLOURS = (COLOURS["primary"], COLOURS["secondary"], COLOURS["tertiary"], COLOURS["quaternary"])
+# Contact displacements x_c, x_cr,1..4 against the swept value: (colour, line style) each, so that
+# they differ in more than colour; the marker tells the group.
+_CRITICAL_STYLES = ((COLOURS["limit"], ":"), (OKABE_ITO["bluish green"], "--"),
+                    (OKABE_ITO["reddish purple"], "-."), (OKABE_ITO["sky blue"], (0, (3, 1, 1, 1, 1, 1))),
+                    (OKABE_ITO["black"], (0, (6, 1.5, 1, 1.5))))
 
 
 def _label(text, unit):
@@ -106,7 +110,7 @@ def _case_styles(d):
     """(colour, label) per curve; a colour map over the swept value for a sweep."""
     rows = d["Fx_total"][0].shape[0]
     if "sweep" not in d:
-        return [("tab:blue", None)] * rows, None
+        return [(COLOURS["primary"], None)] * rows, None
     values = d["sweep"][2]
     if rows <= 1 or np.ptp(values) == 0:
         norm = matplotlib.colors.Normalize(vmin=values.min() - 0.5, vmax=values.max() + 0.5)
@@ -194,7 +198,7 @@ def _critical_lines(ax, group, case, x_factor, labelled):
     if "x_c" in group:
         xc = group["x_c"][0][case]
         if np.isfinite(xc):
-            ax.axvline(xc * x_factor, color="tab:red", lw=0.9, ls=":",
+            ax.axvline(xc * x_factor, color=COLOURS["limit"], lw=0.9, ls=":",
                        label=f"first contact x_c = {xc * x_factor:.4g}" if labelled else None)
     if "x_cr" in group:
         for k, xk in enumerate(np.atleast_2d(group["x_cr"][0])[case]):
@@ -210,7 +214,6 @@ def _group_figure(d, group, outdir, fmt):
     """One arm of a group: forces, angles and lever arms along the stroke (first case only)."""
     x, x_unit = d["x"]
     _, x_factor = display_unit(x_unit)
-    colours = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
     panels = [(t, [k for k in keys if k in group]) for t, keys in _GROUP_PANELS]
     panels = [(t, keys) for t, keys in panels if keys]
     fig, axes = plt.subplots(len(panels), 1, figsize=(7.5, 2.5 * len(panels) + 0.6), sharex=True,
@@ -218,7 +221,7 @@ def _group_figure(d, group, outdir, fmt):
     for ax, (title, keys) in zip(axes[:, 0], panels):
         ax.grid(True, alpha=0.3)
         units = sorted({group[k][1] for k in keys})
-        for k, colour in zip(keys, colours):
+        for k, colour in zip(keys, _GROUP_COLOURS):
             values, unit = group[k]
             _, factor = display_unit(unit)
             for stroke, idx, ls in _strokes(d["v_norm"]):
@@ -304,8 +307,7 @@ def _summary_figure(d, outdir, fmt):
             y, length_unit = s[key]
             _, factor = display_unit(length_unit)
             ax.plot(v, y[order] * factor, marker, ms=5, mfc="none", label=text)
-    # Colour: which contact displacement; marker: which group.
-    colours = ("tab:red", "tab:green", "tab:purple", "tab:brown", "tab:pink")
+    # Colour and line style: which contact displacement; marker: which group.
     for g, group in enumerate(d["groups"]):
         marker = ("o", "s", "D", "P", "X")[g % 5]
         for key in ("x_c", "x_cr"):
@@ -319,8 +321,9 @@ def _summary_figure(d, outdir, fmt):
                 if not np.isfinite(col).any() or np.allclose(col, col[0], equal_nan=True):
                     continue  # unchanged by the sweep: nothing to see here
                 tag = key if key == "x_c" else f"x_cr,{j + 1}"
-                ax.plot(v, col * factor, ":", marker=marker, ms=3.5, lw=0.9,
-                        color=colours[0 if key == "x_c" else j + 1], label=f"{group['name']} {tag}")
+                colour, ls = _CRITICAL_STYLES[0 if key == "x_c" else j + 1]
+                ax.plot(v, col * factor, ls=ls, marker=marker, ms=3.5, lw=0.9, color=colour,
+                        label=f"{group['name']} {tag}")
     ax.set_ylabel(_label("displacement x", length_unit))
     ax.set_xlabel(_label(name, unit))
     legend_outside(ax)

@@ -9,7 +9,7 @@ all from `contactuq summarize --json --si`."""
 import numpy as np
 
 from .. import load
-from .style import axis_label, display_unit, legend_outside, new_figure, save
+from .style import COLOURS, axis_label, display_unit, legend_outside, new_figure, save, series_colour, series_style
 from .style import plt  # pyplot with the non-interactive backend that style selects
 
 
@@ -27,7 +27,7 @@ def _limit_lines(ax, limit, factor):
     for side in ("low", "high"):
         v = limit.get(side)
         if v is not None and np.isfinite(v):
-            ax.axvline(v * factor, color="tab:red", linewidth=1.5, label=text)
+            ax.axvline(v * factor, color=COLOURS["limit"], linewidth=1.5, label=text)
             text = None  # one legend entry
 
 
@@ -45,7 +45,7 @@ def scalar_figures(e, name, outdir, fmt, limit=None):
     fig, ax = new_figure()
     if finite.size:
         bins = min(60, max(10, int(np.sqrt(finite.size))))
-        ax.hist(finite, bins=bins, color="tab:blue", alpha=0.8, edgecolor="white", linewidth=0.5)
+        ax.hist(finite, bins=bins, color=COLOURS["primary"], alpha=0.8, edgecolor="white", linewidth=0.5)
         for p, style in ((5, ":"), (50, "--"), (95, ":")):
             q = np.percentile(finite, p)
             ax.axvline(q, color="k", linestyle=style, linewidth=1, label=f"{p} % quantile = {q:.4g}")
@@ -60,11 +60,11 @@ def scalar_figures(e, name, outdir, fmt, limit=None):
     if finite.size:
         x = np.sort(finite)
         f = np.arange(1, x.size + 1) / x.size
-        ax.step(x, f, where="post", color="tab:blue", label="empirical CDF")
+        ax.step(x, f, where="post", color=COLOURS["primary"], label="empirical CDF")
         # 95 % Dvoretzky-Kiefer-Wolfowitz band: sup |F_n - F| <= eps with probability 0.95.
         eps = np.sqrt(np.log(2 / 0.05) / (2 * x.size))
         ax.fill_between(x, np.clip(f - eps, 0, 1), np.clip(f + eps, 0, 1), step="post",
-                        color="tab:blue", alpha=0.15, label="95 % DKW band")
+                        color=COLOURS["primary"], alpha=0.15, label="95 % DKW band")
         _limit_lines(ax, limit, factor)
         legend_outside(ax, fontsize=8)
     ax.set_xlabel(axis_label(name, unit))
@@ -99,10 +99,10 @@ def curve_figure(e, name, outdir, fmt):
         if not values.shape[0]:
             continue
         lo, med, hi = np.nanpercentile(values * fy, [5, 50, 95], axis=0)
-        colour = f"C{k % 10}" if cases else "tab:red"
-        ax.fill_between(x, lo, hi, color=colour if cases else "tab:orange", alpha=0.2 if cases else 0.3, linewidth=0,
-                        label=f"{label}: 5-95 % band" if cases else "5-95 % band")
-        ax.plot(x, med, color=colour, linewidth=1.5, label=f"{label}: median" if cases else "median")
+        colour, ls = series_style(k) if cases else (COLOURS["primary"], "-")
+        ax.fill_between(x, lo, hi, color=colour if cases else COLOURS["band"], alpha=0.2 if cases else 0.35,
+                        linewidth=0, label=f"{label}: 5-95 % band" if cases else "5-95 % band")
+        ax.plot(x, med, color=colour, ls=ls, linewidth=1.5, label=f"{label}: median" if cases else "median")
         drawn += values.shape[0]
     if drawn:
         legend_outside(ax, fontsize=7 if cases else 8)
@@ -166,7 +166,7 @@ def proportion_figure(e, name, outdir, fmt, analysis):
     p = analysis["probability_of_1"]
     value, lo, hi = _number(p["value"]), _number(p["ci"][0]), _number(p["ci"][1])
     fig, ax = new_figure(5.0, 2.4)
-    ax.barh([0], [value], color="tab:blue", height=0.5, label=f"P({name} = 1) = {value:.3g}")
+    ax.barh([0], [value], color=COLOURS["primary"], height=0.5, label=f"P({name} = 1) = {value:.3g}")
     ax.errorbar([value], [0], xerr=[[value - lo], [hi - value]], color="k", capsize=6,
                 label=f"95 % Wilson interval [{lo:.3g}, {hi:.3g}]")
     ax.set_xlim(0, 1)
@@ -187,9 +187,9 @@ def rankings_figure(e, names, analysis, outdir, fmt):
     width = 0.26
     for ax, name in zip(axes[:, 0], names):
         r = analysis[name]["ranking"]
-        for k, (key, label, colour) in enumerate((("spearman", "Spearman", "tab:blue"),
-                                                  ("prcc", "PRCC", "tab:orange"),
-                                                  ("src", "SRC", "tab:green"))):
+        for k, (key, label, colour) in enumerate((("spearman", "Spearman", COLOURS["primary"]),
+                                                  ("prcc", "PRCC", COLOURS["secondary"]),
+                                                  ("src", "SRC", COLOURS["tertiary"]))):
             vals = np.array([_number(c["value"]) for c in r[key]])
             lo = np.array([_number(c["ci"][0]) for c in r[key]])
             hi = np.array([_number(c["ci"][1]) for c in r[key]])
@@ -238,7 +238,8 @@ def horsetail_figure(e, name, outdir, fmt, summary):
         if v.size == 0:
             continue
         f = np.arange(1, v.size + 1) / v.size
-        ax.step(v, f, where="post", linewidth=1.2, label=label)
+        colour, ls = series_style(c)
+        ax.step(v, f, where="post", linewidth=1.2, color=colour, ls=ls, label=label)
         grid_values.append(v)
         curves.append(v)
     if len(curves) > 1:
@@ -282,7 +283,7 @@ def sobol_figure(e, name, outdir, fmt, summary):
             hi = np.array([s["ci"][1] if s["ci"][1] is not None else np.nan for s in c["sobol"][order]])
             pos = x - 0.4 + width * (2 * k + (order == "total_order") + 0.5)
             ax.bar(pos, vals, width, yerr=[vals - lo, hi - vals], capsize=2, hatch=hatch,
-                   color=f"C{k}", edgecolor="k", linewidth=0.4,
+                   color=series_colour(k), edgecolor="k", linewidth=0.4,
                    label=f"{c['label']}: {'first' if order == 'first_order' else 'total'} order")
     ax.axhline(0, color="k", linewidth=0.6)
     ax.set_xticks(x, inputs, rotation=25, ha="right")  # long input names must not overlap

@@ -9,11 +9,8 @@ with the located events marked, one figure per series; a model without traces ge
 import h5py
 import numpy as np
 
-from .style import axis_label, display_unit, legend_outside, new_figure, save
-
-
-def _text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
+from .. import _text, _texts
+from .style import COLOURS, OKABE_ITO, axis_label, display_unit, legend_outside, new_figure, save
 
 
 def _read(path):
@@ -29,20 +26,22 @@ def _read(path):
             t = f["trace"]
             name = _text(t.attrs["abscissa"])
             d["abscissa"] = (name, _text(t[name].attrs["units"]), t[name][()])
-            for s in [_text(v) for v in t.attrs["series"]]:
+            for s in _texts(t.attrs["series"]):
                 d["series"][s] = (_text(t[s].attrs["units"]), t[s][()])
-            d["events"] = list(zip([_text(v) for v in t["event_names"][()]], t["event_at"][()]))
+            d["events"] = list(zip(_texts(t["event_names"][()]), t["event_at"][()]))
         if "curves" in f:
-            for c in [_text(v) for v in f["curves"].attrs["names"]]:
+            for c in _texts(f["curves"].attrs["names"]):
                 ds = f["curves"][c]
                 d["curves"][c] = (_text(ds.attrs["units"]), _text(ds.attrs["abscissa_name"]),
                                   _text(ds.attrs["abscissa_unit"]), np.asarray(ds.attrs["abscissa"]), ds[()])
     return d
 
 
-# One marker per kind of event, in the order they are first met.
-_EVENT_MARKERS = (("v", "tab:red"), ("^", "tab:green"), ("o", "tab:purple"), ("s", "tab:orange"),
-                  ("D", "tab:brown"), ("x", "tab:pink"))
+# One marker and colour per kind of event, in the order they are first met; the series itself is
+# drawn in the primary colour (blue), which no event uses.
+_EVENT_MARKERS = (("v", OKABE_ITO["vermillion"]), ("^", OKABE_ITO["bluish green"]),
+                  ("o", OKABE_ITO["reddish purple"]), ("s", OKABE_ITO["orange"]), ("D", OKABE_ITO["black"]),
+                  ("x", OKABE_ITO["sky blue"]))
 
 
 def _mark_events(ax, events, x, values, x_factor, factor):
@@ -71,8 +70,9 @@ def plot(path, outdir, fmt, args):
                 continue
             _, factor = display_unit(unit)
             fig, ax = new_figure(7.5, 4.2)
-            ax.plot(x * x_factor, values * factor, lw=0.9, color="tab:blue", label=f"{name} ({len(x)} points)")
-            ax.plot(x * x_factor, values * factor, ".", ms=1.5, color="tab:blue")
+            ax.plot(x * x_factor, values * factor, lw=0.9, color=COLOURS["primary"],
+                    label=f"{name} ({len(x)} points)")
+            ax.plot(x * x_factor, values * factor, ".", ms=1.5, color=COLOURS["primary"])
             _mark_events(ax, d["events"], x, values, x_factor, factor)
             ax.set_xlabel(axis_label(x_name, x_unit))
             ax.set_ylabel(axis_label(name, unit))

@@ -14,13 +14,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-
-def _text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
-def _texts(ds):
-    return [_text(v) for v in ds[()]]
+from .. import _text, _texts  # noqa: E402
+from .style import series_colour  # noqa: E402
 
 
 def _read(path):
@@ -30,15 +25,15 @@ def _read(path):
         if int(f.attrs["format_version"]) != 1:
             raise ValueError(f"{path}: fit file format version {int(f.attrs['format_version'])}, this reader knows 1")
         d = {k: f.attrs[k] for k in f.attrs}
-        d["insertions"] = _texts(f["insertions"])
+        d["insertions"] = _texts(f["insertions"][()])
         for k in ("insertion", "direction", "x", "force", "fitted", "residual"):
             d[k] = f["data"][k][()]
         d["curve_x"] = f["model_curve/x"][()]
         d["curve_fwd"] = f["model_curve/forward"][()]
         d["curve_rev"] = f["model_curve/reverse"][()]
         p = f["parameters"]
-        d["names"] = _texts(p["names"])
-        d["units"] = _texts(p["units"])
+        d["names"] = _texts(p["names"][()])
+        d["units"] = _texts(p["units"][()])
         for k in ("value", "low", "high", "clustered_low", "clustered_high", "bootstrap_low", "bootstrap_high"):
             d["p_" + k] = p[k][()]
     return d
@@ -67,7 +62,6 @@ def plot(path, outdir, fmt, args=None):
     fu, ff = _text(d["force_unit"]), float(d["force_factor"])
     title = _text(d.get("title", ""))
     conf = int(round(100 * float(d["confidence"])))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     written = []
 
     # Figure 26: measured insertions (points) and the fitted model (lines), forward and reverse.
@@ -75,7 +69,7 @@ def plot(path, outdir, fmt, args=None):
     ax.grid(True, alpha=0.3)
     for k, label in enumerate(d["insertions"]):
         sel = d["insertion"] == k
-        ax.plot(d["x"][sel] * lf, d["force"][sel] * ff, ".", ms=2.5, alpha=0.6, color=colors[k % len(colors)],
+        ax.plot(d["x"][sel] * lf, d["force"][sel] * ff, ".", ms=2.5, alpha=0.6, color=series_colour(k),
                 label=f"measured, insertion {label}")
     ax.plot(d["curve_x"] * lf, d["curve_fwd"] * ff, "-", color="k", lw=1.6, label="fitted model, forward stroke")
     ax.plot(d["curve_x"] * lf, d["curve_rev"] * ff, "--", color="k", lw=1.6, label="fitted model, reverse stroke")
@@ -101,7 +95,7 @@ def plot(path, outdir, fmt, args=None):
             if not sel.any():
                 continue
             r = d["residual"][sel] * ff
-            ax.plot(d["x"][sel] * lf, r, ".", ms=2.5, color=colors[k % len(colors)],
+            ax.plot(d["x"][sel] * lf, r, ".", ms=2.5, color=series_colour(k),
                     label=f"insertion {label}: rms {np.sqrt(np.mean(r ** 2)):.3g}, bias {np.mean(r):+.2g} {fu}")
         ax.set_ylabel(f"F_model - F [{fu}]")
         ax.set_title(f"residuals, {name} stroke", fontsize=9)

@@ -3,7 +3,8 @@ result of one normal impact — coefficient of restitution, peak force, peak and
 overlap, contact duration, dissipated energy — against the approach velocity (log axis: the
 velocities span decades), one line per contact law, one figure per quantity.
 
-Each law has its own colour, line style and marker, so that 14 or more laws stay apart. Failed
+Each law has its own colour, line style and marker, so that 14 or more laws stay apart and none
+is told by its colour alone (the colours are the colour-blind-safe style.SERIES). Failed
 impacts (status != 0) and NaN entries are left out; on a log axis so are values <= 0 (an
 impulsive law has no overlap, an elastic one dissipates nothing), which the legend says.
 The restitution figure draws e = 1 (no loss) as a reference.
@@ -14,13 +15,10 @@ display units of style.display_unit (the study's [output] units where it names t
 """
 
 import h5py
-import matplotlib
 import numpy as np
 
-from .style import display_unit, legend_outside, new_figure, save
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from .. import _text, _texts
+from .style import SERIES, display_unit, legend_outside, new_figure, save
 
 # Quantity -> (axis name, log y axis where the values span decades). The order is the order of the figures.
 _QUANTITIES = {
@@ -31,12 +29,9 @@ _QUANTITIES = {
     "residual_overlap": ("residual (plastic) overlap", True),
     "energy_dissipated": ("energy dissipated", True),
 }
-_LINE_STYLES = ("-", "--", ":", "-.")
+# Five line styles: with the six colours of SERIES, 30 laws before a colour and style repeat.
+_LINE_STYLES = ("-", "--", ":", "-.", (0, (3, 1, 1, 1, 1, 1)))
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h", "*")
-
-
-def _text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def _read(path):
@@ -48,7 +43,7 @@ def _read(path):
                              "this reader knows 1")
         if "laws" not in f.attrs or "approach_velocity" not in f:
             raise ValueError(f"{path}: impact file without the laws attribute or /approach_velocity")
-        laws = [_text(v) for v in np.atleast_1d(f.attrs["laws"])]
+        laws = _texts(f.attrs["laws"])
         v = f["approach_velocity"]
         d = {"title": _text(f.attrs.get("title", "")), "laws": laws,
              "velocity": (v[()], _text(v.attrs.get("units", "m/s"))), "quantities": {}}
@@ -57,7 +52,7 @@ def _read(path):
         if status.shape != shape:
             raise ValueError(f"{path}: /status is {status.shape}, expected laws x velocities {shape}")
         d["failed"] = status != 0
-        messages = [_text(m) for m in f["messages"][()]] if "messages" in f else []
+        messages = _texts(f["messages"][()]) if "messages" in f else []
         d["messages"] = np.array(messages, dtype=object).reshape(shape) if len(messages) == status.size else None
         for name in _QUANTITIES:
             if name not in f:
@@ -73,11 +68,10 @@ def _read(path):
 
 
 def _law_styles(n):
-    """(colour, line style, marker) per law: 10 colours, 4 line styles and 11 markers cycle
-    together, so that no two of the first 20 laws share colour and line style, and no two of
-    the first 220 share all three."""
-    colours = plt.get_cmap("tab10").colors
-    return [(colours[i % len(colours)], _LINE_STYLES[i % len(_LINE_STYLES)], _MARKERS[i % len(_MARKERS)])
+    """(colour, line style, marker) per law: 6 colours, 5 line styles and 11 markers cycle
+    together, so that no two of the first 30 laws share colour and line style, and no two of
+    the first 330 share all three."""
+    return [(SERIES[i % len(SERIES)], _LINE_STYLES[i % len(_LINE_STYLES)], _MARKERS[i % len(_MARKERS)])
             for i in range(n)]
 
 

@@ -6,7 +6,7 @@ the Pareto front. The layout is documented in docs/robust-design.md."""
 import numpy as np
 
 from .. import _open, _text, _texts
-from .style import axis_label, display_unit, legend_outside, new_figure, save
+from .style import COLOURS, axis_label, display_unit, legend_outside, new_figure, save, series_colour, series_style
 
 PHASES = ("global", "local", "cross", "models_global", "models_local")
 
@@ -68,7 +68,7 @@ def convergence(d, outdir, fmt, tolerance=1e-6):
         sel = own & (d["model"] == m)
         f = d["f"][sel, 0] * factor
         feasible = d["violation"][sel] <= tolerance
-        color = f"C{m % 10}"
+        color, ls = series_style(m)
         ax.plot(index[sel][feasible], f[feasible], ".", color=color, alpha=0.35, markersize=4,
                 label=f"{name}: feasible evaluations")
         if np.any(~feasible & np.isfinite(f)):
@@ -77,7 +77,8 @@ def convergence(d, outdir, fmt, tolerance=1e-6):
         best = np.where(feasible, f, np.inf if not maximize else -np.inf)
         best = np.maximum.accumulate(best) if maximize else np.minimum.accumulate(best)
         ok = np.isfinite(best)
-        ax.step(index[sel][ok], best[ok], where="post", color=color, linewidth=2, label=f"{name}: best feasible")
+        ax.step(index[sel][ok], best[ok], where="post", color=color, ls=ls, linewidth=2,
+                label=f"{name}: best feasible")
         local = sel & (d["phase"] == 1)
         if np.any(local) and np.any(sel & (d["phase"] == 0)):
             ax.axvline(index[local][0], color=color, linestyle=":", linewidth=1)
@@ -110,13 +111,13 @@ def designs(d, outdir, fmt, tolerance=1e-6):
         ylabel = d["objectives"][0]
     sc = ax.scatter(xs[feasible], ys[feasible], c=d["f"][feasible, 0], s=10, cmap="viridis",
                     label="feasible")
-    ax.scatter(xs[~feasible], ys[~feasible], marker="x", color="0.6", s=8, label="infeasible")
+    ax.scatter(xs[~feasible], ys[~feasible], marker="x", color=COLOURS["context"], s=8, label="infeasible")
     fig.colorbar(sc, ax=ax, label=d["objectives"][0])
     if d["results"] is not None:
         bx = d["results"]["best_x"]
         for m, name in enumerate(d["models"]):
             by = bx[m, 1] * f1 if len(names) >= 2 else d["results"]["best_objectives"][m, 0]
-            ax.plot(bx[m, 0] * f0, by, "*", markersize=14, markeredgecolor="k", color=f"C{m % 10}",
+            ax.plot(bx[m, 0] * f0, by, "*", markersize=14, markeredgecolor="k", color=series_colour(m),
                     label=f"best for {name}")
         if "robust_x" in d["results"] and len(names) >= 2:
             rx = d["results"]["robust_x"]
@@ -160,7 +161,8 @@ def pareto(d, outdir, fmt, tolerance=1e-6):
             label="feasible evaluations")
     for m, front in d["results"]["pareto"].items():
         order = np.argsort(front[:, 0])
-        ax.plot(front[order, 0] * f0, front[order, 1] * f1, "o-", color=f"C{m % 10}", markersize=4,
+        colour, ls = series_style(m)
+        ax.plot(front[order, 0] * f0, front[order, 1] * f1, marker="o", ls=ls, color=colour, markersize=4,
                 label=f"Pareto front, {d['models'][m]}")
     ax.set_xlabel(f"{d['objectives'][0]} [{l0}]")
     ax.set_ylabel(f"{d['objectives'][1]} [{l1}]")

@@ -23,11 +23,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from .. import _text, _texts  # noqa: E402
+from .style import COLOURS, series_style  # noqa: E402
+
 FIGURES = ("fx", "fy", "raw", "trajectory")
-
-
-def _text(value):
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 def load(path):
@@ -37,7 +36,7 @@ def load(path):
         if _text(f.attrs.get("format", "")) != "contactuq-pinslot":
             raise ValueError(f"{path}: not a contactuq-pinslot file")
         title = _text(f.attrs.get("title", ""))
-        for label in [_text(v) for v in f["cases"].attrs["labels"]]:
+        for label in _texts(f["cases"].attrs["labels"]):
             g = f["cases"][label]
             case = {"label": label, "joint": _text(g.attrs["joint"]), "law": _text(g.attrs["law"]),
                     "status": _text(g.attrs["status"])}
@@ -50,8 +49,10 @@ def load(path):
 
 def _component(cases, key, ylabel, title, out):
     fig, ax = plt.subplots(figsize=(7, 4))
-    for c in cases:
-        ax.plot(c["time"] * 1e3, c[key], label=f"{c['label']} ({c['joint'].upper()}, {c['law']})", lw=1.2)
+    for k, c in enumerate(cases):
+        colour, ls = series_style(k)
+        ax.plot(c["time"] * 1e3, c[key], color=colour, ls=ls, lw=1.2,
+                label=f"{c['label']} ({c['joint'].upper()}, {c['law']})")
     ax.set_xlabel("time t [ms]")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
@@ -67,7 +68,7 @@ def _raw(cases, title, out):
     for row, c in zip(axes, cases):
         for ax, (raw, filt, name) in zip(row, (("fx", "fx_filtered", "$F_x^1$"), ("fy", "fy_filtered", "$F_y^1$"))):
             ax.plot(c["time"] * 1e3, c[raw], color="0.7", lw=0.6, label="raw")
-            ax.plot(c["time"] * 1e3, c[filt], color="C0", lw=1.3, label="301-point average")
+            ax.plot(c["time"] * 1e3, c[filt], color=COLOURS["primary"], lw=1.3, label="301-point average")
             ax.set_ylabel(f"{name} [N]")
             ax.set_title(f"{c['label']}: {name}", fontsize=9)
             ax.grid(True, alpha=0.3)
@@ -85,8 +86,9 @@ def _raw(cases, title, out):
 
 def _trajectory(cases, title, out):
     fig, ax = plt.subplots(figsize=(6, 4))
-    for c in cases:
-        ax.plot((c["x0"] - c["x0"][0]) * 1e3, (c["y0"] - c["y0"][0]) * 1e3, label=c["label"])
+    for k, c in enumerate(cases):
+        colour, ls = series_style(k)
+        ax.plot((c["x0"] - c["x0"][0]) * 1e3, (c["y0"] - c["y0"][0]) * 1e3, color=colour, ls=ls, label=c["label"])
     ax.set_xlabel("body 0 centre of mass: x - x(0) [mm]")
     ax.set_ylabel("y - y(0) [mm]")
     ax.set_title(title, fontsize=10)

@@ -5,6 +5,57 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from cycler import cycler  # noqa: E402
+
+# The one qualitative palette of every figure: Okabe & Ito, "Color Universal Design" (2008), whose
+# colours stay apart under protanopia, deuteranopia and tritanopia (tests/python/test_palette.py
+# measures it). Sequential data use viridis/cividis, reference lines black and greys.
+OKABE_ITO = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "bluish green": "#009E73",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "sky blue": "#56B4E9",
+    "yellow": "#F0E442",
+    "black": "#000000",
+}
+
+# Colours of series (cases, models, laws, ...), in the order they are used: the palette without
+# yellow, too light for a line on white, and black, kept for reference lines.
+SERIES = tuple(OKABE_ITO[k] for k in ("blue", "orange", "bluish green", "vermillion", "reddish purple",
+                                      "sky blue"))
+
+# Named roles, so that a colour means the same thing in every figure.
+COLOURS = {
+    "primary": OKABE_ITO["blue"],              # the data: histograms, CDFs, measured points, traces
+    "secondary": OKABE_ITO["orange"],          # a second kind of the same thing (PRCC, clustered)
+    "tertiary": OKABE_ITO["bluish green"],     # a third (SRC, bootstrap)
+    "quaternary": OKABE_ITO["reddish purple"],
+    "limit": OKABE_ITO["vermillion"],          # specification limits, critical displacements
+    "model": OKABE_ITO["vermillion"],          # a model drawn over the measured data
+    "band": OKABE_ITO["sky blue"],             # shaded ranges: 5-95 % bands, residual scales
+    "reference": OKABE_ITO["black"],           # zero lines, e = 1, quantiles
+    "context": "0.6",                          # what stays in the background (infeasible, raw)
+}
+
+matplotlib.rcParams["axes.prop_cycle"] = cycler(color=SERIES)
+
+
+# Line styles of series beyond the colours: each round through SERIES takes the next one.
+LINE_STYLES = ("-", "--", ":", "-.")
+
+
+def series_colour(k):
+    """Colour of the k-th series (case, model, ...); after len(SERIES) they repeat, so figures
+    with more series tell them apart by line style (series_style) or marker too."""
+    return SERIES[k % len(SERIES)]
+
+
+def series_style(k):
+    """(colour, line style) of the k-th series: the first len(SERIES) solid, the next ones dashed,
+    ..., so that no two of the first len(SERIES) * len(LINE_STYLES) look alike."""
+    return series_colour(k), LINE_STYLES[(k // len(SERIES)) % len(LINE_STYLES)]
 
 # SI unit -> (display unit, factor): values are stored in SI; reports read better in these.
 _DISPLAY = {
