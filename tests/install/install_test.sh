@@ -52,6 +52,18 @@ cmake -S "$work/app" -B "$work/app/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_
 cmake --build "$work/app/build" -j 2 >/dev/null || fail "the consumer does not build"
 "$work/app/build/app" | grep -qx receptacle_pin || fail "the consumer does not list receptacle_pin"
 
+# README's library example as written: its cmake block after a project line, its cpp block.
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$work/readme"
+{ printf 'cmake_minimum_required(VERSION 3.24)\nproject(app CXX)\n'
+  /usr/bin/python3 "$source_dir/scripts/check_doc_blocks.py" --extract cmake "$source_dir/README.md"; } \
+  >"$work/readme/CMakeLists.txt"
+/usr/bin/python3 "$source_dir/scripts/check_doc_blocks.py" --extract cpp "$source_dir/README.md" >"$work/readme/main.cpp"
+cmake -S "$work/readme" -B "$work/readme/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null \
+  || fail "README's cmake block does not configure"
+cmake --build "$work/readme/build" -j 2 >/dev/null || fail "README's cpp block does not build"
+"$work/readme/build/app" | grep -q "^arm rotation" || fail "README's cpp block does not run"
+
 # The installed Python package, with Debian's interpreter (numpy, h5py).
 if [[ -x /usr/bin/python3 ]]; then
   (cd "$work" && PYTHONPATH="$prefix/lib/python3/dist-packages" /usr/bin/python3 -c \
