@@ -209,9 +209,10 @@ def run(study, output=None, threads=0, force=False, resume=False, progress=None)
 
 
 def analyze(path, bootstrap=200, confidence=0.95, seed=1):
-    """What `contactuq summarize` reports beyond moments, for a single-case ensemble file, as
+    """What `contactuq summarize` reports beyond moments, for an ensemble file, as
     {output: {"ranking": {"spearman"|"prcc"|"src": {input: {"value", "ci"}}, "r2", "used"},
     "limit": {"low", "high", "p_violation": {"value", "ci", "events", "trials"}},
-    "probability_of_1": {...}}}. Same numbers as `summarize --json --si --bootstrap B` for
+    "probability_of_1": {...}}}; for a nested study per model, {output: {"by_case": {case label:
+    {...}}}}, never pooled over models. Same numbers as `summarize --json --si --bootstrap B` for
     B >= 200 (its rankings use 200 resamples) and the same seed; limits are SI."""
     return _core().analyze(str(path), bootstrap, confidence, seed)

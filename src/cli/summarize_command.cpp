@@ -334,6 +334,61 @@ void print_analysis_text(const io::ensemble& e, const study::ensemble_analysis& 
   }
 }
 
+// A nested study: P(violation) per model, and the inputs' PRCC per model side by side (strongest
+// first by their largest |PRCC|); the JSON carries Spearman, SRC and every interval.
+void print_cases_analysis_text(const io::ensemble& e, const std::vector<study::ensemble_analysis>& cases,
+                               const summarize_options& o, const std::vector<double>& factors) {
+  const std::string ci = fmt::format("{:g}% CI", 100.0 * o.confidence);
+  const auto& first = cases.front();
+  bool any_limit = false;
+  for (const auto& out : first.outputs) any_limit = any_limit || out.violation;
+  if (any_limit) {
+    fmt::print("\nSpecification limits ([output.limits]) under each model: P(violation) with its Wilson {}\n", ci);
+    for (std::size_t j = 0; j < first.outputs.size(); ++j) {
+      if (!first.outputs[j].violation) continue;
+      fmt::print("  {} {}\n", e.schema.outputs[j].name,
+                 limit_text(*first.outputs[j].limit, factors[j], e.schema.outputs[j].unit));
+      for (const auto& c : cases) {
+        const auto& v = *c.outputs[j].violation;
+        fmt::print("    {:<24} {:.4f} [{:.4f}, {:.4f}]  ({} of {} parts)\n", c.label, v.value, v.ci.low, v.ci.high,
+                   v.events, v.trials);
+      }
+    }
+  }
+  if (first.ranked_inputs.empty()) return;
+  std::size_t width = 8;
+  for (const auto& c : cases) width = std::max(width, c.label.size());
+  fmt::print("\nWhich inputs drive each output under each model: partial rank correlation (PRCC) over the {} "
+             "independent samples of each model; Spearman, SRC and intervals in --json\n",
+             first.rows);
+  for (std::size_t j = 0; j < first.outputs.size(); ++j) {
+    if (first.outputs[j].one) continue;  // a 0/1 output: its proportion per model is above
+    const auto prcc = [&](const study::ensemble_analysis& c, std::size_t i) {
+      return c.outputs[j].ranking ? c.outputs[j].ranking->prcc[i].value : std::nan("");
+    };
+    std::vector<double> strongest(first.ranked_inputs.size(), -1.0);
+    for (std::size_t i = 0; i < strongest.size(); ++i)
+      for (const auto& c : cases)
+        if (!std::isnan(prcc(c, i))) strongest[i] = std::max(strongest[i], std::abs(prcc(c, i)));
+    fmt::print("\n  {}\n", e.schema.outputs[j].name);
+    if (std::all_of(strongest.begin(), strongest.end(), [](double v) { return v < 0; })) {
+      fmt::print("    no variance under any model: nothing to rank\n");
+      continue;
+    }
+    fmt::print("    {:<22}", "input");
+    for (const auto& c : cases) fmt::print(" {:>{}}", c.label, width);
+    fmt::print("\n");
+    std::vector<std::size_t> order(strongest.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return strongest[x] > strongest[y]; });
+    for (const std::size_t i : order) {
+      fmt::print("    {:<22}", first.ranked_inputs[i]);
+      for (const auto& c : cases) fmt::print(" {:>{}}", std::isnan(prcc(c, i)) ? std::string("-") : fmt::format("{:.3f}", prcc(c, i)), width);
+      fmt::print("\n");
+    }
+  }
+}
+
 void analysis_json(json_writer& w, const study::ensemble_analysis& a, std::size_t j, double factor) {
   const auto& out = a.outputs[j];
   const auto proportion = [&w](std::string_view key, const uq::event_probability& p) {
@@ -375,7 +430,7 @@ void analysis_json(json_writer& w, const study::ensemble_analysis& a, std::size_
 
 void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries, const status_counts& c,
                 const summarize_options& o, const std::optional<study::nested_summary>& nested,
-                const study::ensemble_analysis* analysis, const std::vector<double>& factors) {
+                const std::vector<study::ensemble_analysis>& analyses, const std::vector<double>& factors) {
   json_writer w;
   const auto& m = e.schema.metadata;
   w.begin_object();
@@ -443,7 +498,20 @@ void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries
       w.end_object();
     }
     w.end_array();
-    if (analysis) analysis_json(w, *analysis, j, factors[j]);
+    if (analyses.size() == 1) {
+      analysis_json(w, analyses.front(), j, factors[j]);
+    } else if (!analyses.empty()) {  // a nested study: per model, never pooled
+      w.key("by_case");
+      w.begin_array();
+      for (const auto& a : analyses) {
+        w.begin_object();
+        w.field("case", a.label);
+        w.field("samples", a.rows);
+        analysis_json(w, a, j, factors[j]);
+        w.end_object();
+      }
+      w.end_array();
+    }
     w.end_object();
   }
   w.end_array();
@@ -455,18 +523,14 @@ void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries
 // Returns the number of samples that ran without failing.
 std::size_t summarize_ensemble(const summarize_options& o) {
   io::ensemble e = io::read_ensemble(o.file, {.curves = false});
-  const bool single_case = e.schema.metadata.cases() == 1 && e.schema.metadata.pick_freeze_inputs == 0;
-  // Rankings, limits and 0/1 proportions of a single-case study, from the SI values; pooling
-  // the cases of a nested study would mix model forms.
-  std::optional<study::ensemble_analysis> analysis;
-  if (single_case) {
-    study::analysis_options ao;
-    ao.ranking = {.bootstrap_resamples = std::min<std::size_t>(o.bootstrap, ranking_resamples),
-                  .confidence = o.confidence,
-                  .seed = o.seed};
-    ao.confidence = o.confidence;
-    analysis = study::analyze_outputs(e, o.file, ao);
-  }
+  // Rankings, limits and 0/1 proportions per epistemic case, from the SI values; pooling the
+  // cases of a nested study would mix model forms.
+  study::analysis_options ao;
+  ao.ranking = {.bootstrap_resamples = std::min<std::size_t>(o.bootstrap, ranking_resamples),
+                .confidence = o.confidence,
+                .seed = o.seed};
+  ao.confidence = o.confidence;
+  const std::vector<study::ensemble_analysis> analyses = study::analyze_cases(e, o.file, ao);
   const std::vector<double> factors =
       o.si ? std::vector<double>(e.schema.outputs.size(), 1.0) : io::convert_for_display(e, o.file);
   const bool converted = std::any_of(factors.begin(), factors.end(), [](double f) { return f != 1.0; });
@@ -499,11 +563,12 @@ std::size_t summarize_ensemble(const summarize_options& o) {
     nested = study::summarize_nested(e, no);
   }
   if (o.json) {
-    print_json(e, summaries, c, o, nested, analysis ? &*analysis : nullptr, factors);
+    print_json(e, summaries, c, o, nested, analyses, factors);
   } else {
     print_text(e, summaries, c, o, is_nested, converted ? "the study's [output] units" : "SI units");
-    if (analysis) print_analysis_text(e, *analysis, o, factors);
+    if (analyses.size() == 1) print_analysis_text(e, analyses.front(), o, factors);
     if (nested) print_nested_text(*nested, o);
+    if (analyses.size() > 1) print_cases_analysis_text(e, analyses, o, factors);
   }
   return c.ok;
 }

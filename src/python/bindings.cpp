@@ -176,42 +176,55 @@ py::dict proportion(const uq::event_probability& p) {
   return d;
 }
 
+py::dict output_analysis(const study::ensemble_analysis& a, std::size_t j) {
+  const auto& out = a.outputs[j];
+  py::dict d;
+  if (out.ranking) {
+    py::dict r;
+    for (const auto& [key, values] : {std::pair{"spearman", &out.ranking->spearman},
+                                      std::pair{"prcc", &out.ranking->prcc}, std::pair{"src", &out.ranking->src}}) {
+      py::dict by_input;
+      for (std::size_t i = 0; i < a.ranked_inputs.size(); ++i) by_input[py::str(a.ranked_inputs[i])] = estimate((*values)[i]);
+      r[key] = by_input;
+    }
+    r["r2"] = estimate(out.ranking->r2);
+    r["used"] = out.ranking->used;
+    d["ranking"] = r;
+  }
+  if (out.violation) {
+    py::dict l;
+    l["low"] = out.limit->low;
+    l["high"] = out.limit->high;
+    l["p_violation"] = proportion(*out.violation);
+    d["limit"] = l;
+  }
+  if (out.one) d["probability_of_1"] = proportion(*out.one);
+  return d;
+}
+
 // What `contactuq summarize` reports beyond moments, from the same library call with the same
-// seeds: input rankings, specification-limit violations and 0/1 proportions (SI limits).
+// seeds: input rankings, specification-limit violations and 0/1 proportions (SI limits); for a
+// nested study per model, under "by_case", as in summarize's JSON.
 py::dict analyze(const std::string& path, std::size_t bootstrap, double confidence, std::uint64_t seed) {
   const io::ensemble e = io::read_ensemble(path, {.curves = false});
   study::analysis_options o;
   o.ranking = {.bootstrap_resamples = bootstrap, .confidence = confidence, .seed = seed};
   o.confidence = confidence;
-  study::ensemble_analysis a;
+  std::vector<study::ensemble_analysis> cases;
   {
     py::gil_scoped_release release;
-    a = study::analyze_outputs(e, path, o);
+    cases = study::analyze_cases(e, path, o);
   }
   py::dict outputs;
-  for (std::size_t j = 0; j < a.outputs.size(); ++j) {
-    const auto& out = a.outputs[j];
+  for (std::size_t j = 0; j < e.schema.outputs.size(); ++j) {
+    if (cases.size() == 1) {
+      outputs[py::str(e.schema.outputs[j].name)] = output_analysis(cases.front(), j);
+      continue;
+    }
+    py::dict by_case;
+    for (const auto& c : cases) by_case[py::str(c.label)] = output_analysis(c, j);
     py::dict d;
-    if (out.ranking) {
-      py::dict r;
-      for (const auto& [key, values] : {std::pair{"spearman", &out.ranking->spearman},
-                                        std::pair{"prcc", &out.ranking->prcc}, std::pair{"src", &out.ranking->src}}) {
-        py::dict by_input;
-        for (std::size_t i = 0; i < a.ranked_inputs.size(); ++i) by_input[py::str(a.ranked_inputs[i])] = estimate((*values)[i]);
-        r[key] = by_input;
-      }
-      r["r2"] = estimate(out.ranking->r2);
-      r["used"] = out.ranking->used;
-      d["ranking"] = r;
-    }
-    if (out.violation) {
-      py::dict l;
-      l["low"] = out.limit->low;
-      l["high"] = out.limit->high;
-      l["p_violation"] = proportion(*out.violation);
-      d["limit"] = l;
-    }
-    if (out.one) d["probability_of_1"] = proportion(*out.one);
+    d["by_case"] = by_case;
     outputs[py::str(e.schema.outputs[j].name)] = d;
   }
   return outputs;

@@ -103,7 +103,7 @@ def test_analyze_returns_the_numbers_summarize_prints(tmp_path):
     import subprocess
 
     text = open(os.path.join(STUDIES, "quickstart.toml")).read().replace("samples = 1000", "samples = 300")
-    text += '\n[output]\nlimits = { peak_insertion = { high = "6 grf" } }\n'
+    assert 'peak_insertion = { high = "6 grf" }' in text   # the shipped study's specification
     study = tmp_path / "limits.toml"
     study.write_text(text)
     out = tmp_path / "limits.h5"
@@ -123,3 +123,50 @@ def test_analyze_returns_the_numbers_summarize_prints(tmp_path):
     p = ours["peak_insertion"]["limit"]["p_violation"]
     q = by_name["peak_insertion"]["limit"]["p_violation"]
     assert (p["events"], p["trials"]) == (q["events"], q["trials"]) and p["value"] == q["value"]
+
+
+def test_a_nested_study_is_analysed_per_model_never_pooled(tmp_path):
+    """Rankings and P(violation) of switch_epistemic.toml (made small) per contact model: the same
+    numbers from Python as from `summarize --json`, and the violation counts equal to a count over
+    each model's independent (A) rows of the pick-freeze design, read with h5py."""
+    import json
+    import subprocess
+
+    import h5py
+
+    text = open(os.path.join(STUDIES, "switch_epistemic.toml")).read().replace("samples = 1000", "samples = 40")
+    study = tmp_path / "nested.toml"
+    study.write_text(text)
+    out = tmp_path / "nested.h5"
+    assert contactuq.run(str(study), output=out)["exit_code"] == 0
+    ours = contactuq.analyze(out, bootstrap=200, seed=5)
+    cli = os.environ.get("CONTACTUQ_CLI", os.path.join(ROOT, "build", "release", "contactuq"))
+    summary = json.loads(subprocess.run([cli, "summarize", str(out), "--json", "--si", "--bootstrap", "200",
+                                         "--seed", "5"], check=True, capture_output=True, text=True).stdout)
+    by_name = {o["name"]: o for o in summary["outputs"]}
+    with h5py.File(out, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["outputs"].attrs["names"]]
+        outputs, status = f["outputs"][()], f["status"][()]
+        cases = [c.decode() if isinstance(c, bytes) else c for c in f["metadata"].attrs["epistemic_cases"]]
+        d = int(f["metadata"].attrs["pick_freeze_inputs"])
+    assert len(cases) == 6 and d > 0
+    per_case = outputs.shape[0] // len(cases)
+    settling = names.index("settling_time")
+    for c, label in enumerate(cases):
+        theirs = {e["case"]: e for e in by_name["settling_time"]["by_case"]}[label]
+        mine = ours["settling_time"]["by_case"][label]
+        a_rows = c * per_case + np.arange(0, per_case, d + 2)        # the independent samples
+        y = outputs[a_rows, settling][status[a_rows] == 0]
+        events = int(np.sum(y > 18e-3))
+        assert mine["limit"]["p_violation"]["events"] == theirs["limit"]["p_violation"]["events"] == events
+        assert mine["limit"]["p_violation"]["trials"] == len(y) == 40
+        for i, input_name in enumerate(theirs["ranking"]["inputs"]):
+            a, b = mine["ranking"]["prcc"][input_name], theirs["ranking"]["prcc"][i]
+            np.testing.assert_array_equal([a["value"], *a["ci"]], [np.nan if v is None else v for v in [b["value"], *b["ci"]]])
+    table = subprocess.run([cli, "summarize", str(out), "--bootstrap", "0"], check=True, capture_output=True,
+                           text=True).stdout
+    assert "Specification limits ([output.limits]) under each model" in table
+    assert "Which inputs drive each output under each model" in table
+    # The contact model decides the settling specification: Brake's law violates it far more often.
+    p = {label: ours["settling_time"]["by_case"][label]["limit"]["p_violation"]["value"] for label in cases}
+    assert p["law=brake"] > p["law=cor"] + 0.3

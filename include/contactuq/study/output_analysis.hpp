@@ -23,6 +23,8 @@ struct output_analysis {
 };
 
 struct ensemble_analysis {
+  std::string label;                       ///< the epistemic case ("nominal" for a single case)
+  std::size_t rows = 0;                    ///< the independent samples analysed (succeeded or not)
   std::vector<std::string> ranked_inputs;  ///< the aleatoric inputs, in file order
   std::vector<output_analysis> outputs;    ///< one per output of the file
 };
@@ -32,10 +34,11 @@ struct analysis_options {
   double confidence = 0.95;  ///< of the proportions' intervals
 };
 
-// From the samples that succeeded of an ensemble read in SI (a nested study: over all its
-// cases, so callers show it only for single-case studies). Limits come from the study stored in
-// the file.
-ensemble_analysis analyze_outputs(const io::ensemble& e, const std::string& file_name,
-                                  const analysis_options& options = {});
+// One analysis per epistemic case (one for a single-case study), each from the samples that
+// succeeded under that case, read in SI: pooling cases would mix model forms. In a pick-freeze
+// (Sobol) design only the A rows are used, the independent samples; the B and AB_i rows are
+// not draws of their own. Limits come from the study stored in the file.
+std::vector<ensemble_analysis> analyze_cases(const io::ensemble& e, const std::string& file_name,
+                                             const analysis_options& options = {});
 
 }  // namespace contactuq::study

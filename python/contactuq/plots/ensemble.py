@@ -132,7 +132,8 @@ def plot(path, outdir, fmt, args):
             else:
                 written += scalar_figures(e, name, outdir, fmt, analysis.get(name, {}).get("limit"))
             continue
-        written.append(horsetail_figure(e, name, outdir, fmt, summary))
+        by_case = {c["case"]: c for c in analysis.get(name, {}).get("by_case", [])}
+        written.append(horsetail_figure(e, name, outdir, fmt, summary, by_case))
         if int(e.metadata.get("pick_freeze_inputs", 0)) > 0:
             written.append(sobol_figure(e, name, outdir, fmt, summary))
     ranked = [n for n in outputs if "ranking" in analysis.get(n, {}) and "probability_of_1" not in analysis[n]]
@@ -223,8 +224,9 @@ def _case_values(e, j, c):
     return e.outputs[rows, j]
 
 
-def horsetail_figure(e, name, outdir, fmt, summary):
-    """Family of empirical CDFs, one per epistemic case, with their envelope (the p-box)."""
+def horsetail_figure(e, name, outdir, fmt, summary, by_case=None):
+    """Family of empirical CDFs, one per epistemic case, with their envelope (the p-box); with
+    specification limits, the limits as lines and each model's P(violation) in its label."""
     j = e.output_names.index(name)
     unit = e.output_units[j]
     _, factor = display_unit(unit, name)
@@ -239,9 +241,18 @@ def horsetail_figure(e, name, outdir, fmt, summary):
             continue
         f = np.arange(1, v.size + 1) / v.size
         colour, ls = series_style(c)
-        ax.step(v, f, where="post", linewidth=1.2, color=colour, ls=ls, label=label)
+        p = ((by_case or {}).get(label, {}).get("limit") or {}).get("p_violation")
+        text = label if not p else f"{label}: P(violation) {_number(p['value']):.3g} [{_number(p['ci'][0]):.3g}, {_number(p['ci'][1]):.3g}]"
+        ax.step(v, f, where="post", linewidth=1.2, color=colour, ls=ls, label=text)
         grid_values.append(v)
         curves.append(v)
+    limit = next((c["limit"] for c in (by_case or {}).values() if c.get("limit")), None)
+    for side in ("low", "high"):
+        v = (limit or {}).get(side)
+        if v is not None and np.isfinite(_number(v)):
+            # Black: the models' lines already use every series colour, the limit's included.
+            ax.axvline(_number(v) * factor, color=COLOURS["reference"], linewidth=1.5, ls=(0, (5, 2)),
+                       label=f"specification limit ({side})")
     if len(curves) > 1:
         grid = np.unique(np.concatenate(grid_values))
         cdfs = np.array([np.searchsorted(v, grid, side="right") / v.size for v in curves])
