@@ -25,35 +25,38 @@ struct input_field {
   const char* name;
   u::dimension dim;
   double& (*ref)(insertion_params&);
+  // The part of insertion_params::validate() that holds whatever the other inputs are (the
+  // rest, e.g. p < d/2 or z0 <= 10 p, is checked per case).
+  valid_range valid = {};
 };
 
 const std::vector<input_field>& input_fields() {
   static const std::vector<input_field> table = {
-      {"d", u::length, [](insertion_params& p) -> double& { return p.thread.major_diameter; }},
-      {"p", u::length, [](insertion_params& p) -> double& { return p.thread.pitch; }},
-      {"flank_angle", u::angle, [](insertion_params& p) -> double& { return p.thread.flank_angle; }},
-      {"root_radius", u::length, [](insertion_params& p) -> double& { return p.thread.root_radius; }},
-      {"allowance", u::length, [](insertion_params& p) -> double& { return p.thread.allowance; }},
-      {"runup_angle", u::angle, [](insertion_params& p) -> double& { return p.thread.runup_angle; }},
-      {"chamfer", u::length, [](insertion_params& p) -> double& { return p.thread.chamfer; }},
-      {"mass", u::mass, [](insertion_params& p) -> double& { return p.mass; }},
-      {"mu", u::dimensionless, [](insertion_params& p) -> double& { return p.mu; }},
-      {"k_t", u::stiffness, [](insertion_params& p) -> double& { return p.grasp.k_t; }},
-      {"k_z", u::stiffness, [](insertion_params& p) -> double& { return p.grasp.k_z; }},
-      {"k_theta_t", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_t; }},
-      {"k_theta_z", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_z; }},
+      {"d", u::length, [](insertion_params& p) -> double& { return p.thread.major_diameter; }, positive},
+      {"p", u::length, [](insertion_params& p) -> double& { return p.thread.pitch; }, positive},
+      {"flank_angle", u::angle, [](insertion_params& p) -> double& { return p.thread.flank_angle; }, {0.05, 1.4, true, true}},
+      {"root_radius", u::length, [](insertion_params& p) -> double& { return p.thread.root_radius; }, non_negative},
+      {"allowance", u::length, [](insertion_params& p) -> double& { return p.thread.allowance; }, non_negative},
+      {"runup_angle", u::angle, [](insertion_params& p) -> double& { return p.thread.runup_angle; }, {0.0, 8 * std::numbers::pi}},
+      {"chamfer", u::length, [](insertion_params& p) -> double& { return p.thread.chamfer; }, non_negative},
+      {"mass", u::mass, [](insertion_params& p) -> double& { return p.mass; }, positive},
+      {"mu", u::dimensionless, [](insertion_params& p) -> double& { return p.mu; }, {0.0, 2.0}},
+      {"k_t", u::stiffness, [](insertion_params& p) -> double& { return p.grasp.k_t; }, non_negative},
+      {"k_z", u::stiffness, [](insertion_params& p) -> double& { return p.grasp.k_z; }, non_negative},
+      {"k_theta_t", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_t; }, non_negative},
+      {"k_theta_z", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_z; }, non_negative},
       {"k_z_theta_z", u::force / u::angle, [](insertion_params& p) -> double& { return p.grasp.k_z_theta_z; }},
       {"z_c", u::length, [](insertion_params& p) -> double& { return p.grasp.z_c; }},
-      {"damping_ratio", u::dimensionless, [](insertion_params& p) -> double& { return p.grasp.damping_ratio; }},
-      {"feed", u::velocity, [](insertion_params& p) -> double& { return p.feed; }},
-      {"lateral_offset", u::length, [](insertion_params& p) -> double& { return p.lateral_offset; }},
+      {"damping_ratio", u::dimensionless, [](insertion_params& p) -> double& { return p.grasp.damping_ratio; }, non_negative},
+      {"feed", u::velocity, [](insertion_params& p) -> double& { return p.feed; }, non_negative},
+      {"lateral_offset", u::length, [](insertion_params& p) -> double& { return p.lateral_offset; }, non_negative},
       {"offset_azimuth", u::angle, [](insertion_params& p) -> double& { return p.offset_azimuth; }},
-      {"tilt", u::angle, [](insertion_params& p) -> double& { return p.tilt; }},
+      {"tilt", u::angle, [](insertion_params& p) -> double& { return p.tilt; }, {0.0, 0.5}},
       {"tilt_azimuth", u::angle, [](insertion_params& p) -> double& { return p.tilt_azimuth; }},
       {"phase", u::angle, [](insertion_params& p) -> double& { return p.phase; }},
-      {"z0", u::length, [](insertion_params& p) -> double& { return p.z0; }},
-      {"turns", u::dimensionless, [](insertion_params& p) -> double& { return p.turns; }},
-      {"engage_depth", u::length, [](insertion_params& p) -> double& { return p.engage_depth; }},
+      {"z0", u::length, [](insertion_params& p) -> double& { return p.z0; }, non_negative},
+      {"turns", u::dimensionless, [](insertion_params& p) -> double& { return p.turns; }, {0.0, 20.0, true, false}},
+      {"engage_depth", u::length, [](insertion_params& p) -> double& { return p.engage_depth; }, positive},
   };
   return table;
 }
@@ -77,7 +80,7 @@ threaded_insertion_model::threaded_insertion_model(insertion_params nominal, int
 std::vector<variable> threaded_insertion_model::inputs() const {
   std::vector<variable> v;
   insertion_params copy = nominal_;
-  for (const auto& f : input_fields()) v.push_back({f.name, f.dim, f.ref(copy)});
+  for (const auto& f : input_fields()) v.push_back({f.name, f.dim, f.ref(copy), f.valid});
   return v;
 }
 

@@ -3,6 +3,7 @@
 // probability outside (with truncation as the remedy).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -54,4 +55,38 @@ TEST_CASE("inputs outside their valid range are refused when the study is read",
                     Contains("parameters.K.values") && Contains("outside the valid range"));
   CHECK_THROWS_WITH(read_with_K("role = \"epistemic\"\nchoices = [\"0.004 lbf*in/deg\", \"0 lbf*in/deg\"]"),
                     Contains("parameters.K.choices") && Contains("outside the valid range"));
+}
+
+TEST_CASE("threaded insertion: inputs have valid ranges, distributions that leave them are refused", "[study][valid]") {
+  model::register_builtin_models();
+  std::ifstream in(std::string(CONTACTUQ_SOURCE_DIR) + "/studies/threaded_insertion_success.toml");
+  std::ostringstream s;
+  s << in.rdbuf();
+  const std::string text = s.str();
+  const auto shipped = study::read_ensemble_study(io::study_document::parse(text, "t.toml"));
+  std::size_t bounded = 0;
+  for (const auto& v : shipped.model.inputs()) {
+    INFO(v.name);
+    CHECK((std::isnan(v.nominal) || v.valid.contains(v.nominal)));
+    bounded += v.valid.bounded();
+  }
+  CHECK(bounded >= 20);  // all but the angles of direction, z_c and the coupling k_z_theta_z
+
+  // A tilt scatter whose normal tails leave [0, 0.5] rad, and a negative lateral offset.
+  auto with = [&](const std::string& table, const std::string& replacement) {
+    std::string t = text;
+    const auto start = t.find(table);
+    t.replace(start, t.find("\n\n", start) - start, replacement);
+    return io::study_document::parse(t, "t.toml");
+  };
+  CHECK_THROWS_WITH(study::read_ensemble_study(with("[parameters.tilt]", "[parameters.tilt]\nrole = \"aleatoric\"\n"
+                                                                         "distribution = \"normal\"\nmean = \"1 deg\"\n"
+                                                                         "sd = \"1 deg\"")),
+                    Contains("t.toml:") && Contains("tilt") && Contains("outside the valid range"));
+  CHECK_THROWS_WITH(study::read_ensemble_study(with("[parameters.lateral_offset]",
+                                                    "[parameters.lateral_offset]\nrole = \"fixed\"\n"
+                                                    "value = \"-0.1 mm\"")),
+                    Contains("lateral_offset") && Contains("outside the valid range"));
+  CHECK_THROWS_WITH(study::read_ensemble_study(with("[parameters.mu]", "[parameters.mu]\nrole = \"fixed\"\nvalue = 3")),
+                    Contains("mu") && Contains("outside the valid range"));
 }
