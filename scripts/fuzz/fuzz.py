@@ -7,7 +7,9 @@ each outcome.
 
 Outcomes:
   rejected  exit code 2 with one "contactuq: error:" line (or a usage error): a clean refusal
-  ran       exit code 0 (a result), or 1 (ran without a result: every case failed, or aborted)
+  ran       exit code 0 (a result), 1 (ran without a result: every case failed, or aborted), or
+            130: a sample, nested or optimize study stopped by its --time-limit (3/4 of the case's
+            limit), its file resumable
   crash     killed by a signal, an exit code other than 0, 1, 2 and 130, or a Python traceback
   hang      still running at the time limit (--timeout seconds; four times that for plot)
   nonsense  exit code 0 although every case failed, or a NaN/inf written to a CSV result
@@ -53,6 +55,9 @@ STUDIES = {
 COMMANDS = ["run", "curve", "impact", "pinslot", "optimize", "fit", "synthesize"]
 EXTENSION = {"run": ".h5", "curve": ".csv", "impact": ".csv", "pinslot": ".h5", "optimize": ".h5", "fit": ".h5",
              "synthesize": ".csv"}
+
+# --time-limit of sample, nested and optimize studies: 3/4 of the case's limit (set by main()).
+RUN_TIME_LIMIT = [15.0]
 
 # Smaller work so that an unmutated study runs in about a second: key -> largest value kept.
 SHRINK = {"samples": 12, "points": 30, "curve_points": 30, "bootstrap": 20, "population": 5, "generations": 2,
@@ -182,6 +187,8 @@ def make_case(index, seed, base, results):
         case.args = [command, "study.toml", "-o", out]
         if command in ("run", "optimize"):
             case.args += ["-j", "1"]
+            if command == STUDIES[name]:  # a sampling or optimize study stops itself inside the case's limit
+                case.args += ["--time-limit", f"{RUN_TIME_LIMIT[0]:g}"]
         if command == "run" and rng.random() < 0.1:
             case.args += ["--resume"]
         case.output = out
@@ -319,6 +326,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     cli = os.path.abspath(args.cli)
+    RUN_TIME_LIMIT[0] = 0.75 * args.timeout
     root_dir = args.workdir or tempfile.mkdtemp(prefix="contactuq-fuzz-")
     os.makedirs(root_dir, exist_ok=True)
     started = time.monotonic()

@@ -99,6 +99,9 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
   sub->add_option("-j,--threads", o->run.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 65536));
   sub->add_flag("--resume", o->run.resume,
                 "Go on with an interrupted run of the same study: evaluations in the file are replayed, not redone");
+  sub->add_option("--time-limit", o->run.time_limit,
+                  "Seconds after which the search stops cleanly as if interrupted (exit 130; --resume continues it)")
+      ->check(CLI::Range(1e-3, 1e9));
   sub->add_option("--max-new", o->run.max_new,
                   "Stop (as if interrupted) before evaluating more than this many new designs in this invocation")
       ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));

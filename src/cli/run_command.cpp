@@ -108,6 +108,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--max-new", o->run.max_new,
                   "optimize: stop (as if interrupted) before evaluating more than this many new designs")
       ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
+  sub->add_option("--time-limit", o->run.time_limit,
+                  "Seconds after which a sample, nested or optimize run stops cleanly as if interrupted (exit 130; "
+                  "--resume continues it): a cluster job's wall time")
+      ->check(CLI::Range(1e-3, 1e9));
   sub->add_flag("--resume", o->run.resume, "Finish an interrupted run of the same study in the same file");
   sub->add_flag("--force", o->run.force, "Replace an existing result file (or an unfinished run of it)");
   sub->add_flag("--yes", o->run.yes, "Start even when the run needs more memory than half of this machine's");

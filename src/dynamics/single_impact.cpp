@@ -26,7 +26,7 @@ void impact_options::validate() const {
           relative_tolerance, "", "in [1e-14, 1e-3]");
   require(absolute_tolerance > 0 && absolute_tolerance <= 1e-3, "absolute_tolerance",
           absolute_tolerance, "", "in (0, 1e-3]");
-  require(max_steps >= 10, "max_steps", static_cast<double>(max_steps), "", ">= 10");
+  require(max_steps >= 10 && max_steps <= 100000000, "max_steps", static_cast<double>(max_steps), "", "in [10, 1e8]");
   require(samples_per_step >= 1 && samples_per_step <= 1000, "samples_per_step", samples_per_step,
           "", "in [1, 1000]");
 }

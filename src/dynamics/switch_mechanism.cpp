@@ -39,7 +39,7 @@ void switch_options::validate() const {
           relative_tolerance, "", "in [1e-13, 1e-3]");
   require(absolute_tolerance > 0 && absolute_tolerance <= 1e-3, "absolute_tolerance",
           absolute_tolerance, "", "in (0, 1e-3]");
-  require(max_steps >= 10, "max_steps", static_cast<double>(max_steps), "", ">= 10");
+  require(max_steps >= 10 && max_steps <= 100000000, "max_steps", static_cast<double>(max_steps), "", "in [10, 1e8]");
   require(curve_points == 0 || (curve_points >= 2 && curve_points <= 1000000), "curve_points",
           curve_points, "", "0 (no curves) or in [2, 1000000]");
   require(std::isfinite(settle_band) && settle_band > 0, "settle_band", settle_band, "m",

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <thread>
 #include <stdexcept>
 #include <utility>
 
@@ -43,6 +47,38 @@ method inferred_method(const io::study_table& root, std::optional<method> fallba
 run_result run_method(method m, const io::study_document& doc, const run_options& options,
                       const std::filesystem::path& out);
 
+// Runs the method with its stop flag also raised when options.time_limit seconds have passed
+// (a watcher polls both every 20 ms; the methods check the flag between blocks).
+run_result run_with_deadline(method m, const io::study_document& doc, const run_options& options,
+                             const std::filesystem::path& out) {
+  if (!std::isfinite(options.time_limit) || options.time_limit > 1e9)
+    throw std::invalid_argument(fmt::format("--time-limit {}: at most 1e9 seconds", options.time_limit));
+  std::atomic<bool> stop = false, done = false, expired = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.time_limit);
+  std::thread watcher([&] {
+    while (!done) {
+      if (std::chrono::steady_clock::now() >= deadline) expired = true;
+      if (expired || (options.stop && *options.stop)) stop = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  run_options limited = options;
+  limited.stop = &stop;
+  run_result r;
+  try {
+    r = run_method(m, doc, limited, out);
+  } catch (...) {
+    done = true;
+    watcher.join();
+    throw;
+  }
+  done = true;
+  watcher.join();
+  if (expired && r.exit_code == 130)
+    fmt::print(detail::errors(options), "contactuq run: stopped by the time limit of {:g} s\n", options.time_limit);
+  return r;
+}
+
 }  // namespace
 
 std::string_view to_string(method m) {
@@ -82,6 +118,10 @@ run_result run_study(const io::study_document& doc, const run_options& options) 
     throw std::invalid_argument(fmt::format("{}: a {} study runs in one go; --resume applies to sample, nested and "
                                             "optimize studies",
                                             doc.file(), to_string(m)));
+  if (options.time_limit > 0 && !resumable)
+    throw std::invalid_argument(fmt::format("{}: --time-limit stops sample, nested and optimize studies (which "
+                                            "resume); this one ({}) runs in one go",
+                                            doc.file(), to_string(m)));
   if (!options.shard.empty() && m != method::sample && m != method::nested)
     throw std::invalid_argument(fmt::format("{}: --shard splits the samples of a sample or nested study, not a {} study",
                                             doc.file(), to_string(m)));
@@ -95,7 +135,8 @@ run_result run_study(const io::study_document& doc, const run_options& options) 
     out.clear();
   }
   if (!out.empty() && !options.resume && !options.force && !options.check_only) refuse_overwrite(out, resumable);
-  run_result result = run_method(m, doc, options, out);
+  run_result result = options.time_limit > 0 && !options.check_only ? run_with_deadline(m, doc, options, out)
+                                                                     : run_method(m, doc, options, out);
   if (result.model.empty() && root.has("model")) result.model = root.table("model").string_or("type", "");
   return result;
 }

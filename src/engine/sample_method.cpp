@@ -202,6 +202,11 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
       print_failures(sink, err);
       r.exit_code = 1;
     }
+  } else if (result.completed == range.first && !o.resume) {
+    writer.close();  // removes the empty new file: whatever was at `out` stays as it was
+    fmt::print(err, "\ncontactuq run: interrupted before its first sample was written; {} is as it was\n",
+               out.string());
+    r.exit_code = 130;
   } else {
     writer.close();
     fmt::print(err, "\ncontactuq run: interrupted; {} of {} samples are in {}. Continue with:\n  contactuq run {} -o {}{} --resume\n",

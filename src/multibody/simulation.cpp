@@ -29,7 +29,7 @@ void simulation_options::validate() const {
           "1/s", "non-negative and finite");
   require(sample_interval > 0 && std::isfinite(sample_interval), "sample_interval",
           sample_interval, "s", "positive and finite");
-  require(max_steps >= 1, "max_steps", static_cast<double>(max_steps), "", ">= 1");
+  require(max_steps >= 1 && max_steps <= 100000000, "max_steps", static_cast<double>(max_steps), "", "in [1, 1e8]");
   // The history is stored on the output grid: bounded, so that no end time runs (and grows)
   // without end.
   require(end_time <= 1e7 * sample_interval, "end_time", end_time, "s",

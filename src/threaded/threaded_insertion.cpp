@@ -153,7 +153,8 @@ void insertion_params::validate() const {
           "in [8, 4000]");
   require(relative_tolerance >= 1e-10 && relative_tolerance <= 1e-2, "relative_tolerance",
           relative_tolerance, "", "in [1e-10, 1e-2]");
-  require(max_steps >= 100, "max_steps", static_cast<double>(max_steps), "", ">= 100");
+  require(max_steps >= 100 && max_steps <= 100000000, "max_steps", static_cast<double>(max_steps), "",
+          "in [100, 1e8]");
   require(history_points >= 0 && history_points <= 100000, "history_points", history_points, "",
           "in [0, 100000]");
 }

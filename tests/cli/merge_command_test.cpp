@@ -103,9 +103,13 @@ bool run_and_kill(const std::string& study, const std::string& shard, const std:
     _exit(127);
   }
   // A run writes PART.part until it finishes (io/ensemble_store.hpp).
+  // Killed once it has written samples (up to 30 s on a loaded machine), or not at all when it
+  // finished first.
   const fs::path working = fs::path(part + ".part");
-  for (int i = 0; i < 400; ++i) {
+  int status = 0;
+  for (int i = 0; i < 3000; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (waitpid(child, &status, WNOHANG) == child) return false;
     if (fs::exists(working)) {
       try {
         if (io::read_ensemble(working, {.curves = false}).rows > 0) break;
@@ -115,7 +119,6 @@ bool run_and_kill(const std::string& study, const std::string& shard, const std:
     }
   }
   kill(child, SIGKILL);
-  int status = 0;
   waitpid(child, &status, 0);
   return WIFSIGNALED(status);
 }

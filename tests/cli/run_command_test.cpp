@@ -124,9 +124,15 @@ TEST_CASE("a run killed with SIGKILL and resumed equals an uninterrupted run", "
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Kill it once part of the ensemble is on disk (or give up waiting and kill it anyway).
-  for (int i = 0; i < 200; ++i) {
+  // Kill it once part of the ensemble is on disk (up to 30 s on a loaded machine; a run that
+  // finished first has nothing to resume).
+  int status = 0;
+  for (int i = 0; i < 3000; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (waitpid(child, &status, WNOHANG) == child) {
+      WARN("the run finished before it could be killed; nothing to resume");
+      return;
+    }
     if (std::filesystem::exists(io::unfinished_path(killed))) {
       try {
         if (io::read_ensemble(io::unfinished_path(killed)).rows > 0) break;
@@ -136,7 +142,6 @@ TEST_CASE("a run killed with SIGKILL and resumed equals an uninterrupted run", "
     }
   }
   kill(child, SIGKILL);
-  int status = 0;
   waitpid(child, &status, 0);
   if (!WIFSIGNALED(status)) {
     WARN("the run finished before it could be killed; nothing to resume");
@@ -335,4 +340,39 @@ TEST_CASE("curve, like run, replaces an existing output only with --force", "[cl
   CHECK(read_text(out) == "the previous result");
   CHECK(run_cli("curve " + study + " -o " + out + " -q --force").exit_code == 0);
   CHECK(read_text(out) != "the previous result");
+}
+
+TEST_CASE("run --time-limit stops cleanly (exit 130) and --resume completes it bit-identical", "[cli][run]") {
+  scratch s;
+  const std::string study = write_study(s, 600000, 20);
+  const std::string out = s / "limited.h5";
+  // The limit counts from the start, input sampling included: a limit that ends before the first
+  // sample leaves nothing to resume, so it is raised until a part of the run is written.
+  std::size_t written = 0;
+  for (const char* limit : {"0.4", "1", "2", "4"}) {
+    const cli_result r = run_cli("run " + study + " -o " + out + " -j 2 -q --force --time-limit " + limit);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 130);  // 600000 samples take seconds on any machine
+    CHECK_THAT(r.output, Contains(std::string("stopped by the time limit of ") + limit + " s"));
+    if (std::filesystem::exists(out)) {  // an interrupted run's file is moved into place, resumable
+      CHECK_THAT(r.output, Contains("--resume"));
+      written = io::read_ensemble(out).rows;
+      break;
+    }
+    CHECK_THAT(r.output, Contains("before its first sample") && !Contains("--resume"));
+  }
+  REQUIRE(written > 0);
+  CHECK(written < 600000);
+
+  const cli_result resumed = run_cli("run " + study + " -o " + out + " -j 2 -q --resume");
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  REQUIRE(run_cli("run " + study + " -o " + (s / "whole.h5") + " -j 2 -q").exit_code == 0);
+  check_same_samples(io::read_ensemble(out), io::read_ensemble(s / "whole.h5"));
+
+  // Methods that run in one go have nothing to resume: the limit is refused for them.
+  const cli_result curve = run_cli("run " + std::string(CONTACTUQ_SOURCE_DIR) +
+                                   "/studies/williams_bifurcated.toml -o " + (s / "c.h5") + " --time-limit 5");
+  CHECK(curve.exit_code == 2);
+  CHECK_THAT(curve.output, Contains("--time-limit stops sample, nested and optimize studies"));
 }

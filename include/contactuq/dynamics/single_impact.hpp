@@ -40,7 +40,7 @@ struct impact_options {
   // CVODE atol as a fraction of the state scales [-], in (0, 1e-3]: atol_delta = this times an
   // overlap scale (where F(delta, 0) delta = m v0^2), atol_velocity = this times v0.
   double absolute_tolerance = 1e-12;
-  long max_steps = 100000;  ///< integrator steps per phase [-], >= 10
+  long max_steps = 100000;  ///< integrator steps per phase [-], in [10, 1e8]
   impact_integrator integrator = impact_integrator::dopri5;
   bool record_history = false;  ///< keep the (t, delta, delta', F) samples
   // Dense-output samples per integrator step [-], in [1, 1000], when recording the history.

@@ -68,7 +68,7 @@ struct switch_options {
   double relative_tolerance = 1e-6;  ///< rtol of the error control [-], in [1e-13, 1e-3]
   // atol on the scaled states (positions / g0, velocities / V, energies / (F0 g0)) [-], (0, 1e-3]
   double absolute_tolerance = 1e-7;
-  long max_steps = 200000;  ///< accepted steps per simulation [-], >= 10
+  long max_steps = 200000;  ///< accepted steps per simulation [-], in [10, 1e8]
   int curve_points = 201;   ///< points of the time grid of the curves [-], 0 or >= 2
   // Full resolution instead of the grid: the curves hold every accepted step's end, the largest
   // contact force located inside each step (so their maximum is peak_contact_force) and the

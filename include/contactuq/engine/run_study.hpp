@@ -59,6 +59,9 @@ struct run_options {
   std::optional<method> fallback;  ///< the method of a study that neither names nor implies one
   std::string build_commit;      ///< the front end's git commit, stored in ensemble metadata
   const std::atomic<bool>* stop = nullptr;  ///< set to true to stop cleanly (an interrupted run)
+  // Seconds after which a sample, nested or optimize run stops cleanly, as if interrupted
+  // (resumable, exit code 130): a cluster job's wall time, or a bound on any run. 0: none.
+  double time_limit = 0.0;
   // Progress of long methods: cases (or evaluations) done and planned. Called from the thread
   // that runs the study, never concurrently.
   std::function<void(std::size_t done, std::size_t total)> progress;

@@ -34,7 +34,7 @@ struct simulation_options {
   double baumgarte_alpha = 5.0;       ///< alpha of eq. (3) [1/s], >= 0 (Table 3: 5)
   double baumgarte_beta = 5.0;        ///< beta of eq. (3) [1/s], >= 0 (Table 3: 5)
   double sample_interval = 1.0 / 51200;  ///< output grid [s], > 0 (the 51.2 kS/s of Section 5.1)
-  long max_steps = 5'000'000;         ///< accepted steps [-], >= 1
+  long max_steps = 5'000'000;         ///< accepted steps [-], in [1, 1e8]
 
   void validate() const;  ///< throws parameter_error naming the field
 };

@@ -89,7 +89,7 @@ struct insertion_params {
   double tip_angle = 0.2618;        ///< tilt beyond which the bolt has tipped out [rad]
   int points_per_turn = 32;         ///< samples per turn of each probe curve [-], >= 8 (thesis: 400)
   double relative_tolerance = 1e-4; ///< CVODE rtol [-]; atol rtol p on positions
-  long max_steps = 50000;           ///< integrator steps [-]; beyond: inconclusive
+  long max_steps = 50000;           ///< integrator steps [-], in [100, 1e8]; beyond: inconclusive
   int history_points = 0;           ///< time-history samples (0: none)
   bool stop_when_decided = true;    ///< stop once engaged or tipped
 
