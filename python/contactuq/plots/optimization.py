@@ -94,6 +94,9 @@ def convergence(d, outdir, fmt, tolerance=1e-6):
     return save(fig, outdir, "convergence", fmt)
 
 
+_BEST_MARKERS = ["*", "D", "^", "s", "v", "p", "h", "<", ">"]
+
+
 def designs(d, outdir, fmt, tolerance=1e-6):
     """Evaluated designs in the plane of the first two design variables (or over the one), coloured
     by objective; the best design per model marked."""
@@ -102,23 +105,28 @@ def designs(d, outdir, fmt, tolerance=1e-6):
     x = d["x"]
     feasible = d["violation"] <= tolerance
     lab0, f0 = display_unit(units[0])
+    # The objective in the unit the convergence figure uses, on the colour bar and the axis.
+    objective_label = axis_label(d["objectives"][0], d["objective_units"][0])
+    _, objective_factor = display_unit(d["objective_units"][0])
+    objective = d["f"][:, 0] * objective_factor
     if len(names) >= 2:
         lab1, f1 = display_unit(units[1])
         xs, ys = x[:, 0] * f0, x[:, 1] * f1
         ylabel = f"{names[1]} [{lab1}]"
     else:
-        xs, ys = x[:, 0] * f0, d["f"][:, 0]
-        ylabel = d["objectives"][0]
-    sc = ax.scatter(xs[feasible], ys[feasible], c=d["f"][feasible, 0], s=10, cmap="viridis",
+        xs, ys = x[:, 0] * f0, objective
+        ylabel = objective_label
+    sc = ax.scatter(xs[feasible], ys[feasible], c=objective[feasible], s=10, cmap="viridis",
                     label="feasible")
     ax.scatter(xs[~feasible], ys[~feasible], marker="x", color=COLOURS["context"], s=8, label="infeasible")
-    fig.colorbar(sc, ax=ax, label=d["objectives"][0])
+    fig.colorbar(sc, ax=ax, label=objective_label)
     if d["results"] is not None:
         bx = d["results"]["best_x"]
         for m, name in enumerate(d["models"]):
-            by = bx[m, 1] * f1 if len(names) >= 2 else d["results"]["best_objectives"][m, 0]
-            ax.plot(bx[m, 0] * f0, by, "*", markersize=14, markeredgecolor="k", color=series_colour(m),
-                    label=f"best for {name}")
+            by = bx[m, 1] * f1 if len(names) >= 2 else d["results"]["best_objectives"][m, 0] * objective_factor
+            # Marker and colour per model: optima that coincide stay apart, and colour is not the only cue.
+            ax.plot(bx[m, 0] * f0, by, _BEST_MARKERS[m % len(_BEST_MARKERS)], markersize=13 - 2 * (m % 3),
+                    markeredgecolor="k", color=series_colour(m), label=f"best for {name}")
         if "robust_x" in d["results"] and len(names) >= 2:
             rx = d["results"]["robust_x"]
             ax.plot(rx[0] * f0, rx[1] * f1, "P", markersize=12, markeredgecolor="k", color="w",
@@ -126,7 +134,8 @@ def designs(d, outdir, fmt, tolerance=1e-6):
     ax.set_xlabel(f"{names[0]} [{lab0}]")
     ax.set_ylabel(ylabel)
     ax.set_title(_title(d, "Designs evaluated"), fontsize=9)
-    legend_outside(ax, fontsize=7)
+    # Below the axes: beside them it would push the colour bar away from the data it scales.
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, borderaxespad=0.0)
     return save(fig, outdir, "designs", fmt)
 
 
