@@ -117,8 +117,10 @@ void contact_options::validate() const {
           "kelvin_voigt_stiffness", kelvin_voigt_stiffness, "N/m", "positive and finite");
   require(velocity_regularization > 0 && std::isfinite(velocity_regularization),
           "velocity_regularization", velocity_regularization, "m/s", "positive and finite");
-  require(minimum_impact_velocity > 0 && std::isfinite(minimum_impact_velocity),
-          "minimum_impact_velocity", minimum_impact_velocity, "m/s", "positive and finite");
+  // The damping of eq. (26) grows as 1/delta'_0: below 1 um/s the contact is so stiff that the
+  // run time grows without bound (1e-12 m/s: over 5e6 steps for 17 us of motion).
+  require(minimum_impact_velocity >= 1e-6 && std::isfinite(minimum_impact_velocity),
+          "minimum_impact_velocity", minimum_impact_velocity, "m/s", ">= 1e-6 (1 um/s) and finite");
   require(friction_coefficient >= 0 && std::isfinite(friction_coefficient), "friction",
           friction_coefficient, "", "non-negative and finite");
   require(transition_velocity > 0 && std::isfinite(transition_velocity), "transition_velocity",

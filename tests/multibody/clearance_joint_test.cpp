@@ -148,6 +148,9 @@ TEST_CASE("bad clearance options name the field", "[multibody]") {
   o = {};
   o.restitution = 0;
   CHECK_THROWS_WITH(o.validate(), Catch::Contains("restitution"));
+  o = {};
+  o.minimum_impact_velocity = 1e-12;  // eq. (26)'s damping ~ 1/delta'_0: a run without end
+  CHECK_THROWS_WITH(o.validate(), Catch::Contains("minimum_impact_velocity") && Catch::Contains(">= 1e-6"));
   auto slot = table_2_slot();
   slot.radius_p = 2.4e-3;  // smaller than the pin
   CHECK_THROWS_WITH(slot.validate(), Catch::Contains("radius_p"));

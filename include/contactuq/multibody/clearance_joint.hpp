@@ -99,8 +99,8 @@ struct contact_options {
   // K of eq. (24) [N/m], > 0; NaN: K of eq. (22) for the feature, read as N/m.
   double kelvin_voigt_stiffness = std::numeric_limits<double>::quiet_NaN();
   double velocity_regularization = 1e-4;  ///< [m/s], > 0: width of kelvin_voigt_cr's switch
-  // delta'_0 of eq. (26) is at least this [m/s], > 0: a contact that closes at (near) zero speed,
-  // such as a resting one, would otherwise have infinite damping.
+  // delta'_0 of eq. (26) is at least this [m/s], >= 1e-6: a contact that closes at (near) zero
+  // speed, such as a resting one, would otherwise have infinite damping.
   double minimum_impact_velocity = 1e-3;
   friction_model friction = friction_model::regularized;
   double friction_coefficient = 0.51;  ///< mu [-], >= 0 (Table 3: mu_k = 0.51)
