@@ -18,6 +18,7 @@
 #include "contactuq/calibrate/insertion_data.hpp"
 #include "contactuq/error.hpp"
 #include "contactuq/io/hdf5.hpp"
+#include "contactuq/io/text_output.hpp"
 #include "contactuq/model/registry.hpp"
 
 namespace contactuq::calibrate {
@@ -269,25 +270,22 @@ void write_case_table(const std::filesystem::path& path, const model::model& m,
   };
   for (const auto& [i, v] : cases.front().inputs) add(m.inputs()[i]);
   for (const auto& [j, y] : cases.front().outputs) add(m.outputs()[j]);
-  try {
-    auto out = fmt::output_file(path.string());
-    for (const auto& c : comments) out.print("# {}\n", c);
-    std::vector<std::string> header{"case"};
-    for (const auto& c : cols)
-      header.push_back(c.unit.empty() ? c.name : fmt::format("{} [{}]", c.name, c.unit));
-    out.print("{}\n", fmt::join(header, ","));
-    for (const auto& c : cases) {
-      std::vector<std::string> row{c.label};
-      std::size_t k = 0;
-      for (const auto& [i, v] : c.inputs)
-        row.push_back(fmt::format("{}", u::from_si(v, cols[k].unit, cols[k].dim))), ++k;
-      for (const auto& [j, y] : c.outputs)
-        row.push_back(fmt::format("{}", u::from_si(y, cols[k].unit, cols[k].dim))), ++k;
-      out.print("{}\n", fmt::join(row, ","));
-    }
-  } catch (const std::system_error& e) {
-    throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), e.code().message()));
+  io::text_output out;
+  for (const auto& c : comments) out.print("# {}\n", c);
+  std::vector<std::string> header{"case"};
+  for (const auto& c : cols)
+    header.push_back(c.unit.empty() ? c.name : fmt::format("{} [{}]", c.name, c.unit));
+  out.print("{}\n", fmt::join(header, ","));
+  for (const auto& c : cases) {
+    std::vector<std::string> row{c.label};
+    std::size_t k = 0;
+    for (const auto& [i, v] : c.inputs)
+      row.push_back(fmt::format("{}", u::from_si(v, cols[k].unit, cols[k].dim))), ++k;
+    for (const auto& [j, y] : c.outputs)
+      row.push_back(fmt::format("{}", u::from_si(y, cols[k].unit, cols[k].dim))), ++k;
+    out.print("{}\n", fmt::join(row, ","));
   }
+  out.write_to(path);
 }
 
 calibration_study read_calibration_study(const io::study_document& doc) {
@@ -639,6 +637,7 @@ void write_calibration_hdf5(const std::filesystem::path& path, const io::study_d
     g.write("fitted", rs.fitted).set_attribute("units", rs.unit);
     g.write("residual", d).set_attribute("units", rs.unit);
   }
+  file.close();  // checked: a write that fails is an error, not a damaged file
 }
 
 }  // namespace contactuq::calibrate

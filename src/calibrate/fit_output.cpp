@@ -10,6 +10,7 @@
 
 #include "contactuq/error.hpp"
 #include "contactuq/io/hdf5.hpp"
+#include "contactuq/io/text_output.hpp"
 
 namespace contactuq::calibrate {
 
@@ -47,22 +48,19 @@ void write_fit_csv(const std::filesystem::path& path, const fit_study& study,
                    const insertion_data& data, const fit_result& result) {
   const auto& un = study.units;
   const std::string len = un.unit_for(units::length), force = un.unit_for(units::force);
-  try {
-    auto out = fmt::output_file(path.string());
-    out.print("insertion,direction,x [{0}],F_measured [{1}],F_fitted [{1}],residual [{1}]\n", len,
-              force);
-    for (std::size_t s = 0; s < data.strokes.size(); ++s) {
-      const measured_stroke& st = data.strokes[s];
-      for (std::size_t i = 0; i < st.x.size(); ++i) {
-        const double f = result.fitted[s][i];
-        out.print("{},{},{},{},{},{}\n", st.insertion, to_string(st.direction),
-                  un.from_si(st.x[i], units::length), un.from_si(st.force[i], units::force),
-                  un.from_si(f, units::force), un.from_si(f - st.force[i], units::force));
-      }
+  io::text_output out;
+  out.print("insertion,direction,x [{0}],F_measured [{1}],F_fitted [{1}],residual [{1}]\n", len,
+            force);
+  for (std::size_t s = 0; s < data.strokes.size(); ++s) {
+    const measured_stroke& st = data.strokes[s];
+    for (std::size_t i = 0; i < st.x.size(); ++i) {
+      const double f = result.fitted[s][i];
+      out.print("{},{},{},{},{},{}\n", st.insertion, to_string(st.direction),
+                un.from_si(st.x[i], units::length), un.from_si(st.force[i], units::force),
+                un.from_si(f, units::force), un.from_si(f - st.force[i], units::force));
     }
-  } catch (const std::system_error& e) {
-    throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), e.code().message()));
   }
+  out.write_to(path);
 }
 
 void write_fit_hdf5(const std::filesystem::path& path, const io::study_document& doc,
@@ -233,6 +231,7 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   st.write("cost", cost).set_attribute("units", "N^2");
   ints(st, "evaluations", evals).set_attribute("units", "model sweeps");
   st.write_texts("status", status);
+  file.close();  // checked: a write that fails is an error, not a damaged file
 }
 
 }  // namespace contactuq::calibrate

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "contactuq/io/text_output.hpp"
 #include "contactuq/units/quantity.hpp"
 
 namespace contactuq::calibrate {
@@ -376,23 +377,20 @@ void write_insertion_csv(const std::filesystem::path& path, const insertion_data
             "cannot write {}: insertion {}, {} stroke, point {}: x = {} m, F = {} N is not finite (the model or "
             "the measurement effects overflow; use smaller values)",
             path.string(), s.insertion, to_string(s.direction), i + 1, s.x[i], s.force[i]));
-  try {
-    auto out = fmt::output_file(path.string());
-    for (const auto& c : comments) out.print("# {}\n", c);
-    out.print("insertion,direction,x [{}],F [{}]{}\n", length_unit, force_unit,
-              weighted ? ",weight" : "");
-    for (const auto& s : data.strokes) {
-      for (std::size_t i = 0; i < s.x.size(); ++i) {
-        out.print("{},{},{},{}", s.insertion, to_string(s.direction),
-                  number(units::from_si(s.x[i], length_unit, units::length)),
-                  number(units::from_si(s.force[i], force_unit, units::force)));
-        if (weighted) out.print(",{}", s.weight.empty() ? 1.0 : s.weight[i]);
-        out.print("\n");
-      }
+  io::text_output out;
+  for (const auto& c : comments) out.print("# {}\n", c);
+  out.print("insertion,direction,x [{}],F [{}]{}\n", length_unit, force_unit,
+            weighted ? ",weight" : "");
+  for (const auto& s : data.strokes) {
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      out.print("{},{},{},{}", s.insertion, to_string(s.direction),
+                number(units::from_si(s.x[i], length_unit, units::length)),
+                number(units::from_si(s.force[i], force_unit, units::force)));
+      if (weighted) out.print(",{}", s.weight.empty() ? 1.0 : s.weight[i]);
+      out.print("\n");
     }
-  } catch (const std::system_error& e) {
-    throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), e.code().message()));
   }
+  out.write_to(path);
 }
 
 }  // namespace contactuq::calibrate

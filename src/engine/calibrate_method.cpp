@@ -124,7 +124,7 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
     fmt::print(to, "{}", cal::describe_calibration(study, result));
     if (!out.empty()) {
       make_parent(out);
-      cal::write_calibration_hdf5(out, doc, study, result);
+      write_then_rename(out, [&](const path& file) { cal::write_calibration_hdf5(file, doc, study, result); });
       fmt::print(to, "\nwrote {}\n", out.string());
     }
     return r;
@@ -136,18 +136,21 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
   print_fit(to, study, data, result);
   for (const path& file : {out, o.csv, o.export_study}) make_parent(file);
   if (!out.empty()) {
-    cal::write_fit_hdf5(out, doc, study, data, result);
+    write_then_rename(out, [&](const path& file) { cal::write_fit_hdf5(file, doc, study, data, result); });
     fmt::print(to, "\nwrote {}\n", out.string());
   }
   if (!o.csv.empty()) {
-    cal::write_fit_csv(o.csv, study, data, result);
+    write_then_rename(o.csv, [&](const path& file) { cal::write_fit_csv(file, study, data, result); });
     fmt::print(to, "wrote {} ({} rows)\n", o.csv.string(), data.points());
   }
   const std::string toml = cal::export_toml(result, study.units, doc.file());
   if (!o.export_study.empty()) {
-    std::ofstream file(o.export_study);
-    file << toml;
-    if (!file) throw std::runtime_error(fmt::format("cannot write {}", o.export_study.string()));
+    write_then_rename(o.export_study, [&](const path& name) {
+      std::ofstream file(name);
+      file << toml;
+      file.close();
+      if (!file) throw std::runtime_error(fmt::format("cannot write {}", o.export_study.string()));
+    });
     fmt::print(to, "wrote {}\n", o.export_study.string());
   } else {
     fmt::print(to, "\nfitted parameters for a run study (--export FILE writes them):\n{}", toml);

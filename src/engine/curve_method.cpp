@@ -83,10 +83,10 @@ run_result run_curve(const io::study_document& doc, const run_options& o, const 
   if (out.empty()) return r;
   make_parent(out);
   if (out.extension() == ".csv") {
-    study::write_curve_csv(out, options, cases);
+    write_then_rename(out, [&](const path& file) { study::write_curve_csv(file, options, cases); });
     fmt::print(to, "\nwrote {} ({} rows)\n", out.string(), cases.size() * cases.front().curve.x.size());
   } else {
-    study::write_curve_hdf5(out, doc, options, cases);
+    write_then_rename(out, [&](const path& file) { study::write_curve_hdf5(file, doc, options, cases); });
     fmt::print(to, "\nwrote {} ({} case{} x {} points)\n", out.string(), cases.size(), cases.size() == 1 ? "" : "s",
                cases.front().curve.x.size());
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "contactuq/error.hpp"
 #include "contactuq/io/hdf5.hpp"
@@ -92,6 +93,7 @@ void write_evaluation(const path& out, const io::study_document& doc, const mode
     }
     g.set_attribute("names", m.curve_names());
   }
+  f.close();  // checked: a write that fails is an error, not a damaged file
 }
 
 void print_evaluation(std::FILE* to, const model::model& m, const model::evaluation_trace* t, const model::evaluation& e) {
@@ -136,25 +138,29 @@ run_result run_evaluate(const io::study_document& doc, const run_options& o, con
   std::FILE* to = report(o);
   fmt::print(to, "{}\n  model {}, one case at the study's values{}\n", root.string_or("title", doc.file()), m.name(),
              m.has_trace() ? ", every accepted step and event" : "");
+  std::optional<model::evaluation_trace> trace;
+  std::optional<model::evaluation> evaluation;
+  std::string failure;
   try {
     if (m.has_trace()) {
-      const model::evaluation_trace t = m.trace(x);
-      print_evaluation(to, m, &t, t.result);
-      write_evaluation(out, doc, m, x, &t, nullptr, "");
+      trace = m.trace(x);
+      print_evaluation(to, m, &*trace, trace->result);
     } else {
-      const model::evaluation e = m.evaluate(x);
-      print_evaluation(to, m, nullptr, e);
-      write_evaluation(out, doc, m, x, nullptr, &e, "");
+      evaluation = m.evaluate(x);
+      print_evaluation(to, m, nullptr, *evaluation);
     }
   } catch (const std::invalid_argument&) {
     throw;  // bad input: no result file
   } catch (const std::exception& e) {
     // The model failed at these inputs: recorded in the file, exit code 1.
-    write_evaluation(out, doc, m, x, nullptr, nullptr, e.what());
+    failure = e.what();
     fmt::print(errors(o), "contactuq run: the evaluation failed: {}\n", e.what());
     r.failed = 1;
     r.exit_code = 1;
   }
+  write_then_rename(out, [&](const path& file) {
+    write_evaluation(file, doc, m, x, trace ? &*trace : nullptr, evaluation ? &*evaluation : nullptr, failure);
+  });
   fmt::print(to, "\nwrote {}\n", out.string());
   return r;
 }

@@ -64,9 +64,9 @@ run_result run_impact(const io::study_document& doc, const run_options& o, const
     if (!c.result.ok()) fmt::print(to, "  {} at v0 = {:.4g} m/s: {}\n", c.law, c.velocity, c.result.message);
   if (!out.empty()) {
     if (out.extension() == ".csv")
-      study::write_impact_csv(out.string(), cases);
+      write_then_rename(out, [&](const path& file) { study::write_impact_csv(file.string(), cases); });
     else
-      study::write_impact_hdf5(out.string(), doc, opt, cases);
+      write_then_rename(out, [&](const path& file) { study::write_impact_hdf5(file.string(), doc, opt, cases); });
     fmt::print(to, "wrote {} ({} rows)\n", out.string(), cases.size());
   }
   r.exit_code = r.failed == cases.size() ? 1 : 0;  // no impact succeeded: no result

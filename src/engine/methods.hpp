@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 
 #include "contactuq/engine/run_study.hpp"
 
@@ -25,5 +26,9 @@ std::FILE* errors(const run_options& o);
 
 // Makes the folder of `out` (nothing for a bare file name).
 void make_parent(const path& out);
+
+// Writes a result of a method that runs in one go through `write` into `out`.part, then moves it
+// over `out`: a write that fails (disk full, an error) leaves whatever was at `out` as it was.
+void write_then_rename(const path& out, const std::function<void(const path&)>& write);
 
 }  // namespace contactuq::engine::detail

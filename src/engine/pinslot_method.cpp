@@ -36,7 +36,7 @@ run_result run_pinslot(const io::study_document& doc, const run_options& o, cons
   fmt::print(to, "\n{} cases, {} failed\n", results.size(), failed);
   run_result r{.kind = method::pinslot, .output = out, .planned = results.size(), .failed = failed};
   if (!out.empty()) {
-    study::write_pinslot_h5(out.string(), doc.text(), st.title, results);
+    write_then_rename(out, [&](const path& file) { study::write_pinslot_h5(file.string(), doc.text(), st.title, results); });
     fmt::print(to, "wrote {} ({} cases)\n", out.string(), results.size());
   }
   r.exit_code = failed == 0 ? 0 : 1;  // a case without its figure is no result

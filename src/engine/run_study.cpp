@@ -197,5 +197,18 @@ void make_parent(const path& out) {
   if (const path dir = out.parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
 }
 
+void write_then_rename(const path& out, const std::function<void(const path&)>& write) {
+  path part = out;
+  part += ".part";
+  try {
+    write(part);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(part, ignored);
+    throw;
+  }
+  std::filesystem::rename(part, out);
+}
+
 }  // namespace detail
 }  // namespace contactuq::engine

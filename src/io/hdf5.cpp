@@ -983,6 +983,11 @@ void file::convert_for_old_readers() {
 void file::close() {
   quiet();
   if (!handle_.valid()) return;
+  // With objects of the file still open, H5Fclose only marks it for closing and writes later,
+  // unchecked: flush first, so that a write that fails (a full disk) is an error here.
+  unsigned intent = 0;
+  const bool writable = H5Fget_intent(handle_.get(), &intent) >= 0 && (intent & H5F_ACC_RDWR) != 0;
+  if (writable && H5Fflush(handle_.get(), H5F_SCOPE_LOCAL) < 0) fail(path_, "cannot write file");
   if (H5Fclose(handle_.release()) < 0) fail(path_, "cannot close file");
 }
 

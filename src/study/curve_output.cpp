@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "contactuq/io/hdf5.hpp"
+#include "contactuq/io/text_output.hpp"
 
 namespace contactuq::study {
 namespace {
@@ -42,30 +43,27 @@ void write_curve_csv(const std::filesystem::path& path, const curve_study_option
   columns.push_back(header("Fx_total", force));
   columns.push_back(header("Fy_total", force));
 
-  try {
-    auto out = fmt::output_file(path.string());
-    out.print("{}\n", fmt::join(columns, ","));
-    std::vector<std::string> row;
-    for (const curve_case& c : cases) {
-      const auto& curve = c.curve;
-      for (std::size_t i = 0; i < curve.x.size(); ++i) {
-        row.clear();
-        if (swept) row.push_back(cell(u.from_si(*c.sweep_value, swept->dim)));
-        row.push_back(cell(u.from_si(curve.x[i], units::length)));
-        for (const auto& states : curve.group_states) {
-          const contact::arm_state& s = states[i];
-          for (double f : {s.Fx, s.Fy, s.Fn, s.Ft}) row.push_back(cell(u.from_si(f, units::force)));
-          for (double a : {s.theta, s.alpha}) row.push_back(cell(u.from_si(a, units::angle)));
-          for (double l : {s.Lmn, s.Lmt}) row.push_back(cell(u.from_si(l, units::length)));
-        }
-        row.push_back(cell(u.from_si(curve.Fx_total[i], units::force)));
-        row.push_back(cell(u.from_si(curve.Fy_total[i], units::force)));
-        out.print("{}\n", fmt::join(row, ","));
+  io::text_output out;
+  out.print("{}\n", fmt::join(columns, ","));
+  std::vector<std::string> row;
+  for (const curve_case& c : cases) {
+    const auto& curve = c.curve;
+    for (std::size_t i = 0; i < curve.x.size(); ++i) {
+      row.clear();
+      if (swept) row.push_back(cell(u.from_si(*c.sweep_value, swept->dim)));
+      row.push_back(cell(u.from_si(curve.x[i], units::length)));
+      for (const auto& states : curve.group_states) {
+        const contact::arm_state& s = states[i];
+        for (double f : {s.Fx, s.Fy, s.Fn, s.Ft}) row.push_back(cell(u.from_si(f, units::force)));
+        for (double a : {s.theta, s.alpha}) row.push_back(cell(u.from_si(a, units::angle)));
+        for (double l : {s.Lmn, s.Lmt}) row.push_back(cell(u.from_si(l, units::length)));
       }
+      row.push_back(cell(u.from_si(curve.Fx_total[i], units::force)));
+      row.push_back(cell(u.from_si(curve.Fy_total[i], units::force)));
+      out.print("{}\n", fmt::join(row, ","));
     }
-  } catch (const std::system_error& e) {
-    throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), e.code().message()));
   }
+  out.write_to(path);
 }
 
 void write_curve_hdf5(const std::filesystem::path& path, const io::study_document& study,

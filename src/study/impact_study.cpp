@@ -9,6 +9,7 @@
 
 #include "contactuq/contact/material.hpp"
 #include "contactuq/io/hdf5.hpp"
+#include "contactuq/io/text_output.hpp"
 #include "contactuq/model/impact_model.hpp"
 
 namespace contactuq::study {
@@ -137,7 +138,7 @@ std::vector<impact_case> run_impact_study(const impact_study_options& options) {
 }
 
 void write_impact_csv(const std::string& path, const std::vector<impact_case>& cases) {
-  auto out = fmt::output_file(path);
+  io::text_output out;
   out.print(
       "law,approach_velocity [m/s],status,restitution,peak_force [N],peak_overlap [m],"
       "contact_duration [s],residual_overlap [m],energy_dissipated [J],message\n");
@@ -151,6 +152,7 @@ void write_impact_csv(const std::string& path, const std::vector<impact_case>& c
               cell(r.restitution), cell(r.peak_force), cell(r.peak_overlap), cell(r.contact_duration),
               cell(r.residual_overlap), cell(r.energy_dissipated), message);
   }
+  out.write_to(path);
 }
 
 void write_impact_hdf5(const std::string& path, const io::study_document& doc, const impact_study_options& options,
@@ -188,6 +190,7 @@ void write_impact_hdf5(const std::string& path, const io::study_document& doc, c
   }
   f.write("status", status, laws, velocities).set_attribute("codes", std::vector<std::string>{"ok", "failed"});
   f.write_texts("messages", messages);
+  f.close();  // checked: a write that fails is an error, not a damaged file
 }
 
 }  // namespace contactuq::study

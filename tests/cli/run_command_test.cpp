@@ -376,3 +376,32 @@ TEST_CASE("run --time-limit stops cleanly (exit 130) and --resume completes it b
   CHECK(curve.exit_code == 2);
   CHECK_THAT(curve.output, Contains("--time-limit stops sample, nested and optimize studies"));
 }
+
+TEST_CASE("a one-go method whose write fails leaves the previous result as it was", "[cli][run]") {
+  scratch s;
+  for (const std::string study : {"williams_bifurcated.h5", "williams_bifurcated.csv", "impact_models.h5",
+                                   "impact_models.csv", "pinslot_validation.h5", "switch_evaluate.h5"}) {
+    INFO(study);
+    const std::string out = s / study;
+    std::ofstream(out) << "the previous result";
+    // A file size limit of 2-4 KiB: the write fails as on a full disk.
+    const std::string toml = study.substr(0, study.find('.')) + ".toml";
+    const cli_result r = run_cli_command("sh -c 'ulimit -f 4 && exec " + std::string(CONTACTUQ_CLI) + " run " +
+                                         std::string(CONTACTUQ_SOURCE_DIR) + "/studies/" + toml + " -o " + out +
+                                         " -q --force'");
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(read_text(out) == "the previous result");
+    CHECK_FALSE(std::filesystem::exists(out + ".part"));
+  }
+  // synthesize writes its CSV the same way (it used to end with an uncaught exception).
+  const std::string csv = s / "synthetic.csv";
+  std::ofstream(csv) << "the previous result";
+  const cli_result r = run_cli_command("sh -c 'ulimit -f 4 && exec " + std::string(CONTACTUQ_CLI) + " synthesize " +
+                                       std::string(CONTACTUQ_SOURCE_DIR) +
+                                       "/data/insertion/williams_synthetic.toml -o " + csv + "'");
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("cannot write") && Contains("File too large"));
+  CHECK(read_text(csv) == "the previous result");
+}
