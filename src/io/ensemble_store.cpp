@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -475,6 +476,11 @@ class file_lock {
 
 // ---- writer ----
 
+namespace {
+// How often written samples are flushed (made complete on disk, visible to SWMR readers).
+constexpr auto flush_interval = std::chrono::milliseconds(250);
+}  // namespace
+
 struct ensemble_writer::impl {
   std::filesystem::path path;     // where the result goes
   std::filesystem::path working;  // the file being written: unfinished_path(path), or path
@@ -484,8 +490,21 @@ struct ensemble_writer::impl {
   file_lock lock;  // declared before the file: released after it closes
   std::optional<hdf5::file> file;
   std::optional<row_datasets> rows;
-  std::size_t completed = 0;
+  std::size_t completed = 0;  // rows complete on disk: flushed, status included
+  std::size_t written = 0;    // rows handed to HDF5; [completed, written) wait for the next flush
   std::size_t chunk_rows = 0;
+  // The status of the written rows not yet flushed: written last, at the flush, so that a
+  // sample is marked complete only once its other rows are on disk.
+  struct pending_status {
+    std::size_t first = 0;
+    std::vector<std::int32_t> values;
+    std::vector<std::byte> filtered_chunk;  // the precompressed chunk, or empty
+  };
+  std::vector<pending_status> pending;
+  // The first append is flushed at once (a reader sees progress right away), later ones when
+  // flush_interval has passed.
+  bool flushed = false;
+  std::chrono::steady_clock::time_point last_flush;
   // Filters of inputs, outputs, each curve and status (precompress); immutable once open.
   std::vector<hdf5::chunk_filters> filters;
   bool finished = false;
@@ -495,10 +514,39 @@ struct ensemble_writer::impl {
       throw std::logic_error(fmt::format("{}: the writer is closed", path.string()));
   }
 
+  // Makes the written rows complete on disk: every dataset but the status flushed, then the
+  // status of those rows written and flushed, then the file.
+  void flush() {
+    if (pending.empty()) return;
+    rows->inputs.flush();
+    rows->outputs.flush();
+    for (auto& c : rows->curves) c.flush();
+    rows->messages.flush();
+    for (const auto& p : pending) {
+      rows->status.resize_rows(p.first + p.values.size());
+      if (p.filtered_chunk.empty())
+        rows->status.write_rows(p.first, std::span<const std::int32_t>(p.values));
+      else
+        rows->status.write_filtered_chunk(p.first, p.filtered_chunk);
+    }
+    rows->status.flush();
+    file->flush();
+    pending.clear();
+    completed = written;
+    flushed = true;
+    last_flush = std::chrono::steady_clock::now();
+  }
+
   // Closes the file as it is and moves it into place; one made by create() with no sample
   // written is removed instead, leaving `path` as it was.
   void close() {
     if (finished || abandoned) return;
+    try {
+      flush();
+    } catch (...) {
+      abandon();
+      throw;
+    }
     rows.reset();
     if (file) file->close();
     file.reset();
@@ -550,7 +598,7 @@ std::filesystem::path unfinished_path(const std::filesystem::path& path) {
 const ensemble_schema& ensemble_writer::schema() const noexcept { return impl_->schema; }
 const std::filesystem::path& ensemble_writer::path() const noexcept { return impl_->path; }
 std::size_t ensemble_writer::samples() const noexcept { return impl_->schema.metadata.samples; }
-std::size_t ensemble_writer::completed() const noexcept { return impl_->completed; }
+std::size_t ensemble_writer::completed() const noexcept { return impl_->written; }
 std::size_t ensemble_writer::chunk_rows() const noexcept { return impl_->chunk_rows; }
 
 namespace {
@@ -698,7 +746,7 @@ ensemble_writer ensemble_writer::open(std::unique_ptr<impl> state, const ensembl
   rows.for_each([&](hdf5::dataset& d) {
     if (d.rows() != complete) d.resize_rows(complete);
   });
-  state->completed = complete;
+  state->completed = state->written = complete;
   state->chunk_rows = rows.status.chunk_shape().at(0);
   if (resuming) {
     auto log = f.open_group("metadata").open_dataset("resume_log");
@@ -813,9 +861,9 @@ void ensemble_writer::append(const ensemble_block& block) {
                                             impl_->path.string(), block.first, block.first + n,
                                             what));
   };
-  if (block.first != s.metadata.shard_first + impl_->completed)
-    bad(fmt::format("the next sample to write is {}", s.metadata.shard_first + impl_->completed));
-  const std::size_t first = impl_->completed;  // row in the file
+  if (block.first != s.metadata.shard_first + impl_->written)
+    bad(fmt::format("the next sample to write is {}", s.metadata.shard_first + impl_->written));
+  const std::size_t first = impl_->written;  // row in the file
   if (n == 0) bad("no samples");
   if (first + n > s.metadata.samples)
     bad(fmt::format("the study has {} samples", s.metadata.shard_first + s.metadata.samples));
@@ -843,12 +891,26 @@ void ensemble_writer::append(const ensemble_block& block) {
     throw ensemble_error(fmt::format(
         "cannot write samples [{}, {}) to {}: {}. The {} samples before them are complete in that file; "
         "make room, then continue with --resume",
-        block.first, block.first + n, impl_->working.string(), e.what(), impl_->completed));
+        s.metadata.shard_first + impl_->completed, block.first + n, impl_->working.string(), e.what(),
+        impl_->completed));
+  }
+}
+
+void ensemble_writer::flush() {
+  impl_->require_open();
+  try {
+    impl_->flush();
+  } catch (const std::exception& e) {
+    impl_->abandon();
+    throw ensemble_error(fmt::format("cannot write samples [{}, {}) to {}: {}. The {} samples before them are "
+                                     "complete in that file; make room, then continue with --resume",
+                                     impl_->completed, impl_->written, impl_->working.string(), e.what(),
+                                     impl_->completed));
   }
 }
 
 void ensemble_writer::write_block(const ensemble_block& block) {
-  const std::size_t first = impl_->completed;  // row in the file
+  const std::size_t first = impl_->written;  // row in the file
   const std::size_t end = first + block.size();
   auto& rows = *impl_->rows;
   const bool filtered = block.filtered_chunks.size() == impl_->filters.size() && is_whole_chunk(block);
@@ -860,25 +922,20 @@ void ensemble_writer::write_block(const ensemble_block& block) {
     else
       d.write_rows(first, values);
   };
-  // Every row but the status first, flushed; then the status, which marks the samples
-  // complete (row_datasets::complete_rows), then the whole file.
   write(rows.inputs, matrix_values(block.inputs));
   write(rows.outputs, matrix_values(block.outputs));
   for (std::size_t k = 0; k < rows.curves.size(); ++k) write(rows.curves[k], matrix_values(block.curves[k]));
   rows.messages.resize_rows(end);
   rows.messages.write_rows(first, block.messages);
-  rows.inputs.flush();
-  rows.outputs.flush();
-  for (auto& c : rows.curves) c.flush();
-  rows.messages.flush();
-  write(rows.status, std::span<const std::int32_t>(block.status));
-  rows.status.flush();
-  impl_->file->flush();
-  impl_->completed = end;
+  impl_->pending.push_back({first, block.status, filtered ? block.filtered_chunks[next_chunk] : std::vector<std::byte>{}});
+  impl_->written = end;
+  // Flushing every block would make the flushes the largest part of this serial stage; a kill
+  // loses at most the samples of the last flush interval, which --resume evaluates again.
+  if (!impl_->flushed || std::chrono::steady_clock::now() - impl_->last_flush >= flush_interval) impl_->flush();
 }
 
 void ensemble_writer::finish(std::string_view end_time) {
-  impl_->require_open();
+  flush();
   impl_->rows.reset();
   if (impl_->file) impl_->file->close();
   impl_->file.reset();

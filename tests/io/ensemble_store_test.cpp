@@ -114,11 +114,13 @@ ensemble_block test_block(const ensemble_schema& s, std::size_t first, std::size
   return block;
 }
 
-// Appends samples [writer.completed(), end) in blocks of `block_size`.
-void write_samples(ensemble_writer& writer, std::size_t end, std::size_t block_size = 7) {
+// Appends samples [writer.completed(), end) in blocks of `block_size`; with `flush_each`, each
+// block is made complete on disk at once (as the writer does when 250 ms have passed).
+void write_samples(ensemble_writer& writer, std::size_t end, std::size_t block_size = 7, bool flush_each = false) {
   while (writer.completed() < end) {
     const std::size_t first = writer.completed();
     writer.append(test_block(writer.schema(), first, std::min(block_size, end - first)));
+    if (flush_each) writer.flush();
   }
 }
 
@@ -401,6 +403,7 @@ TEST_CASE("a writer killed after a flushed block loses nothing, resume equals an
   const int status = in_child([&] {
     auto writer = ensemble_writer::create(path, test_schema());
     write_samples(writer, 7 * blocks);
+    writer.flush();  // appends are flushed every 250 ms; the test kills right after a flush
     ::raise(SIGKILL);
   });
   REQUIRE(killed(status));
@@ -436,6 +439,7 @@ TEST_CASE("a writer killed at an arbitrary moment resumes to the uninterrupted r
       auto writer = ensemble_writer::create(path, test_schema(samples));
       while (writer.completed() < samples) {
         writer.append(test_block(writer.schema(), writer.completed(), block));
+        writer.flush();
         const char done = 1;
         if (::write(pipe_fds[1], &done, 1) != 1) ::_exit(4);
       }
@@ -544,6 +548,7 @@ TEST_CASE("a file another process is writing cannot be resumed", "[io]") {
     try {
       auto writer = ensemble_writer::create(path, test_schema());
       write_samples(writer, 7);
+      writer.flush();
       const char c = 1;
       if (::write(ready[1], &c, 1) != 1) ::_exit(4);
       char d = 0;
@@ -718,7 +723,7 @@ TEST_CASE("a write that fails (file size limit) exits cleanly, keeps what was co
     int code = 5;
     try {
       auto writer = ensemble_writer::create(path, test_schema(samples));
-      write_samples(writer, samples, 50);
+      write_samples(writer, samples, 50, true);
     } catch (const ensemble_error& e) {
       const std::string what = e.what();
       code = what.find("cannot write samples") != std::string::npos && what.find("--resume") != std::string::npos ? 10
@@ -849,6 +854,7 @@ TEST_CASE("python3-h5py reads the ensemble without contactuq", "[io][python]") {
   REQUIRE(killed(in_child([&] {
     auto writer = ensemble_writer::create(interrupted_result, test_schema());
     write_samples(writer, 35);
+    writer.flush();
     ::raise(SIGKILL);
   })));
   const std::string source = CONTACTUQ_SOURCE_DIR;

@@ -202,16 +202,23 @@ class ensemble_writer {
   const ensemble_schema& schema() const noexcept;
   const std::filesystem::path& path() const noexcept;
   std::size_t samples() const noexcept;    // N
-  std::size_t completed() const noexcept;  // samples on disk: [0, completed()) are final
+  // Samples appended: [0, completed()) are final, on disk after the next flush (at most
+  // flush_interval after their append, and at close or finish).
+  std::size_t completed() const noexcept;
   // Samples per chunk: append blocks of a multiple of it (but the last) for the fastest writes.
   std::size_t chunk_rows() const noexcept;
 
-  // Writes `block`, whose first sample must be completed() (plus shard_first in a shard file),
-  // and flushes it to disk; throws
+  // Writes `block`, whose first sample must be completed() (plus shard_first in a shard file);
+  // the samples written become complete on disk at the next flush: the first append, then the
+  // first append 250 ms after the last flush, or flush(), close() or finish(). A kill loses at most the samples of
+  // that interval, which a resume evaluates again. Throws
   // std::invalid_argument if the block's shape or position is wrong. A failed write (disk
   // full, file size limit) throws ensemble_error and closes the writer without touching the
   // file again: it keeps the samples of every earlier append, for resume.
   void append(const ensemble_block& block);
+  // Makes every appended sample complete on disk now (status last, then the file). A failed
+  // write throws ensemble_error and closes the writer, as in append.
+  void flush();
   // Compresses the block's chunks into block.filtered_chunks when the block is exactly one
   // whole chunk (first a multiple of chunk_rows(), size chunk_rows()), so that the costly
   // compression runs on the caller's thread and append only writes; otherwise does nothing.
