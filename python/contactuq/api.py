@@ -19,7 +19,7 @@ import tomllib
 
 import numpy as np
 
-__all__ = ["models", "Model", "Evaluation", "run", "analyze", "to_toml"]
+__all__ = ["models", "Model", "Evaluation", "run", "check", "analyze", "to_toml"]
 
 
 def _core():
@@ -193,19 +193,32 @@ class Model:
         return Evaluation(self, self._model.evaluate(np.ascontiguousarray(points, dtype=float), threads))
 
 
-def run(study, output=None, threads=0, force=False, resume=False, progress=None):
+def _study_text(study):
+    if isinstance(study, dict):
+        return to_toml(study), "<dict>"
+    with open(study) as f:
+        return f.read(), str(study)
+
+
+def run(study, output=None, threads=0, force=False, resume=False, progress=None, time_limit=0):
     """Runs a study, as `contactuq run` does: `study` is a file path or a dict (a study file's
     tables). Returns {method, output, planned, failed, exit_code}; exit code 0 done, 1 no result,
-    130 interrupted (Ctrl-C; resume=True continues). progress(done, total) is called as cases finish.
-    A bad study raises ValueError with the command line's message."""
-    if isinstance(study, dict):
-        if output is None:
-            raise ValueError("a study given as a dict needs output= (the result file)")
-        text, name = to_toml(study), "<dict>"
-    else:
-        with open(study) as f:
-            text, name = f.read(), str(study)
-    return _core().run(text, name, "" if output is None else str(output), threads, force, resume, progress)
+    130 interrupted (Ctrl-C, or time_limit seconds reached by a sample, nested or optimize study;
+    resume=True continues). progress(done, total) is called as cases finish. A bad study raises
+    ValueError with the command line's message."""
+    if isinstance(study, dict) and output is None:
+        raise ValueError("a study given as a dict needs output= (the result file)")
+    text, name = _study_text(study)
+    return _core().run(text, name, "" if output is None else str(output), threads, force, resume, progress,
+                       float(time_limit))
+
+
+def check(study, output=None):
+    """Reads and checks a study as `contactuq check` does (every key, unit, range, data file and
+    the plan's size), evaluating and writing nothing: {method, model, planned, output}. A bad study
+    raises ValueError with the command line's message."""
+    text, name = _study_text(study)
+    return _core().check(text, name, "" if output is None else str(output))
 
 
 def analyze(path, bootstrap=200, confidence=0.95, seed=1):

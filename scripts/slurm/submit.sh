@@ -17,6 +17,8 @@ study=$(realpath "$1") shards=$2 out=$(realpath -m "$3") result=${4:-$out/study.
 [[ $shards =~ ^[1-9][0-9]*$ ]] || { echo "$0: K = '$shards' must be a positive integer" >&2; exit 2; }
 SBATCH=${SBATCH:-sbatch}
 read -r -a options <<<"${SBATCH_OPTIONS:-}"
+# A bad study is refused here, with its file, line and key, not by every array task.
+"${CONTACTUQ:-contactuq}" check "$study" >/dev/null || exit 2
 
 todo=()
 for ((k = 1; k <= shards; ++k)); do

@@ -118,13 +118,14 @@ py::dict evaluate(const model::model& m, py::array_t<double, py::array::c_style 
 // Runs a study given as text through the engine, like `contactuq run`. Ctrl-C (checked whenever
 // progress is reported) stops it cleanly: exit code 130, resumable.
 py::dict run(const std::string& study_text, const std::string& file_name, const std::string& output,
-             std::size_t threads, bool force, bool resume, const py::object& progress) {
+             std::size_t threads, bool force, bool resume, const py::object& progress, double time_limit) {
   const io::study_document doc = io::study_document::parse(study_text, file_name);
   engine::run_options o;
   o.output = output;
   o.threads = threads;
   o.force = force;
   o.resume = resume;
+  o.time_limit = time_limit;
   o.report = nullptr;
   o.errors = nullptr;
   std::atomic<bool> stop = false;
@@ -157,6 +158,21 @@ py::dict run(const std::string& study_text, const std::string& file_name, const 
   result["planned"] = r.planned;
   result["failed"] = r.failed;
   result["exit_code"] = r.exit_code;
+  return result;
+}
+
+// `contactuq check`: the study read and planned as run would, nothing evaluated or written.
+py::dict check(const std::string& study_text, const std::string& file_name, const std::string& output) {
+  const io::study_document doc = io::study_document::parse(study_text, file_name);
+  engine::run_options o;
+  o.output = output;
+  o.check_only = true;
+  const engine::run_result r = engine::run_study(doc, o);
+  py::dict result;
+  result["method"] = std::string(engine::to_string(r.kind));
+  result["model"] = r.model;
+  result["planned"] = r.planned;
+  result["output"] = r.output.string();
   return result;
 }
 
@@ -256,5 +272,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("analyze", &analyze, py::arg("path"), py::arg("bootstrap") = 200, py::arg("confidence") = 0.95,
         py::arg("seed") = 1);
   m.def("run", &run, py::arg("study_text"), py::arg("file_name"), py::arg("output") = "", py::arg("threads") = 0,
-        py::arg("force") = false, py::arg("resume") = false, py::arg("progress") = py::none());
+        py::arg("force") = false, py::arg("resume") = false, py::arg("progress") = py::none(),
+        py::arg("time_limit") = 0.0);
+  m.def("check", &check, py::arg("study_text"), py::arg("file_name"), py::arg("output") = "");
 }

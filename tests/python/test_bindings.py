@@ -170,3 +170,28 @@ def test_a_nested_study_is_analysed_per_model_never_pooled(tmp_path):
     # The contact model decides the settling specification: Brake's law violates it far more often.
     p = {label: ours["settling_time"]["by_case"][label]["limit"]["p_violation"]["value"] for label in cases}
     assert p["law=brake"] > p["law=cor"] + 0.3
+
+
+def test_check_and_time_limit(tmp_path):
+    """contactuq.check reads a study as the command line's check does; time_limit stops a sampling
+    run cleanly (exit code 130) and resume=True finishes it."""
+    c = contactuq.check(os.path.join(STUDIES, "quickstart.toml"))
+    assert (c["method"], c["model"], c["planned"]) == ("sample", "receptacle_pin", 1000)
+    with open(os.path.join(STUDIES, "quickstart.toml"), "rb") as f:
+        study = tomllib.load(f)
+    study["sampling"]["sampels"] = 3
+    with pytest.raises(ValueError, match="unknown key 'sampels'"):
+        contactuq.check(study)
+    text = open(os.path.join(STUDIES, "quickstart.toml")).read().replace("samples = 1000", "samples = 600000")
+    text = text.replace("points = 200 ", "points = 20 ")
+    study = tmp_path / "big.toml"
+    study.write_text(text)
+    out = tmp_path / "big.h5"
+    for limit in (0.4, 1, 2, 4):  # the limit counts from the start, input sampling included
+        r = contactuq.run(str(study), output=out, threads=2, force=True, time_limit=limit)
+        assert r["exit_code"] == 130
+        if out.exists():
+            break
+    assert out.exists() and contactuq.load(out).ok.size < 600000
+    assert contactuq.run(str(study), output=out, threads=2, resume=True)["exit_code"] == 0
+    assert contactuq.load(out).ok.size == 600000
