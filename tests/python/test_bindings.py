@@ -167,6 +167,10 @@ def test_a_nested_study_is_analysed_per_model_never_pooled(tmp_path):
                            text=True).stdout
     assert "Specification limits ([output.limits]) under each model" in table
     assert "Which inputs drive each output under each model" in table
+    figures = tmp_path / "figures"
+    subprocess.run([cli, "plot", str(out), "-o", str(figures), "--output", "settling_time"], check=True,
+                   capture_output=True)
+    assert (figures / "settling_time_horsetail.png").exists() and (figures / "settling_time_prcc_by_model.png").exists()
     # The contact model decides the settling specification: Brake's law violates it far more often.
     p = {label: ours["settling_time"]["by_case"][label]["limit"]["p_violation"]["value"] for label in cases}
     assert p["law=brake"] > p["law=cor"] + 0.3

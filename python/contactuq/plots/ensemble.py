@@ -96,8 +96,8 @@ def curve_figure(e, name, outdir, fmt):
     fig, ax = new_figure(7.0 if cases else 6.4, 4.4)
     drawn = 0
     for k, (label, values) in enumerate(groups):
-        if not values.shape[0]:
-            continue
+        if not values.shape[0] or not np.isfinite(values).any():
+            continue  # e.g. a contact force under a restitution map, which has none
         lo, med, hi = np.nanpercentile(values * fy, [5, 50, 95], axis=0)
         colour, ls = series_style(k) if cases else (COLOURS["primary"], "-")
         ax.fill_between(x, lo, hi, color=colour if cases else COLOURS["band"], alpha=0.2 if cases else 0.35,
@@ -134,6 +134,10 @@ def plot(path, outdir, fmt, args):
             continue
         by_case = {c["case"]: c for c in analysis.get(name, {}).get("by_case", [])}
         written.append(horsetail_figure(e, name, outdir, fmt, summary, by_case))
+        ranked = {k: c for k, c in by_case.items() if "ranking" in c and "probability_of_1" not in c}
+        if len(ranked) == len(by_case) > 1 and any(
+                np.isfinite(_number(v["value"])) for c in ranked.values() for v in c["ranking"]["prcc"]):
+            written.append(prcc_by_model_figure(e, name, ranked, outdir, fmt))
         if int(e.metadata.get("pick_freeze_inputs", 0)) > 0:
             written.append(sobol_figure(e, name, outdir, fmt, summary))
     ranked = [n for n in outputs if "ranking" in analysis.get(n, {}) and "probability_of_1" not in analysis[n]]
@@ -212,6 +216,30 @@ def rankings_figure(e, names, analysis, outdir, fmt):
     axes[0, 0].set_title(f"Which inputs drive each output (95 % bootstrap intervals; SRC apply where R\u00b2 is "
                          f"near 1)\n{_title(e)}", fontsize=9)
     return save(fig, outdir, "rankings", fmt)
+
+
+def prcc_by_model_figure(e, name, by_case, outdir, fmt):
+    """The PRCC of each aleatoric input with the output under each epistemic case: a matrix
+    (inputs x models) on a diverging scale, values written in the cells; whether the models
+    agree on what drives the output."""
+    labels = list(by_case)
+    inputs = by_case[labels[0]]["ranking"]["inputs"]
+    prcc = np.array([[_number(v["value"]) for v in by_case[c]["ranking"]["prcc"]] for c in labels]).T
+    fig, ax = plt.subplots(figsize=(min(10.0, 2.8 + 1.1 * len(labels)), 1.4 + 0.42 * len(inputs)),
+                           constrained_layout=True)
+    im = ax.imshow(np.where(np.isfinite(prcc), prcc, 0.0), cmap="PuOr_r", vmin=-1, vmax=1, aspect="auto")
+    for i in range(len(inputs)):
+        for k in range(len(labels)):
+            v = prcc[i, k]
+            ax.text(k, i, "n/a" if not np.isfinite(v) else f"{v:.2f}", ha="center", va="center", fontsize=7,
+                    color="white" if np.isfinite(v) and abs(v) > 0.6 else "black")
+    ax.set_xticks(np.arange(len(labels)), labels, rotation=25, ha="right", fontsize=8)
+    ax.set_yticks(np.arange(len(inputs)), inputs, fontsize=8)
+    fig.colorbar(im, ax=ax, label="partial rank correlation (PRCC)")
+    samples = by_case[labels[0]].get("samples")
+    ax.set_title(f"{name}: which inputs drive it under each model"
+                 f"{f' ({samples} samples each)' if samples else ''}\n{_title(e)}", fontsize=9)
+    return save(fig, outdir, f"{name}_prcc_by_model", fmt)
 
 
 def _case_values(e, j, c):
