@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates docs/gallery.md and docs/figures/gallery/: one or two figures of every method, drawn
-# by `contactuq plot` from the shipped studies (the fast ones; about a minute on 2 cores).
+# by `contactuq plot` from the shipped studies (about two minutes on 2 cores).
 #
 #   scripts/make_gallery.sh        # uses build/release/contactuq
 set -euo pipefail
@@ -20,6 +20,7 @@ entries=(
   "pinslot_validation|pinslot_validation_fy|pin-slot: the joint reaction of the pin-slot, revolute-clearance and ideal joints (Skrinjar et al. Fig. 10)"
   "quickstart|peak_insertion_cdf rankings|sample: a CDF with its DKW band, and which inputs drive each output"
   "switch_nominal|chatter_proportion contact_force_band|sample: a 0/1 output as a proportion, a time history as a median and band"
+  "switch_epistemic|settling_time_horsetail settling_time_prcc_by_model|nested: each contact model's CDF with the specification limit and P(violation), and which inputs drive the output under each model"
   "calibrate_switch|calibration_outputs calibration_estimates|calibrate: measured against fitted outputs over the preload, and each estimate's intervals"
   "fit_williams|fit_curves|calibrate ([fit]): five measured insertions and the fitted model"
   "receptacle_robust_design|convergence|optimize: the robust design's convergence"

@@ -138,7 +138,7 @@ def plot(path, outdir, fmt, args):
         if len(ranked) == len(by_case) > 1 and any(
                 np.isfinite(_number(v["value"])) for c in ranked.values() for v in c["ranking"]["prcc"]):
             written.append(prcc_by_model_figure(e, name, ranked, outdir, fmt))
-        if int(e.metadata.get("pick_freeze_inputs", 0)) > 0:
+        if int(e.metadata.get("pick_freeze_inputs", 0)) > 0 and _has_sobol_indices(summary, name):
             written.append(sobol_figure(e, name, outdir, fmt, summary))
     ranked = [n for n in outputs if "ranking" in analysis.get(n, {}) and "probability_of_1" not in analysis[n]]
     if not nested and ranked:
@@ -281,8 +281,8 @@ def horsetail_figure(e, name, outdir, fmt, summary, by_case=None):
             # Black: the models' lines already use every series colour, the limit's included.
             ax.axvline(_number(v) * factor, color=COLOURS["reference"], linewidth=1.5, ls=(0, (5, 2)),
                        label=f"specification limit ({side})")
-    if len(curves) > 1:
-        grid = np.unique(np.concatenate(grid_values))
+    grid = np.unique(np.concatenate(grid_values)) if grid_values else np.array([])
+    if len(curves) > 1 and grid.size > 1:  # one value everywhere (a constant output): no band to draw
         cdfs = np.array([np.searchsorted(v, grid, side="right") / v.size for v in curves])
         ax.fill_between(grid, cdfs.min(axis=0), cdfs.max(axis=0), step="post", color="0.6", alpha=0.25,
                         label="p-box (envelope over models)")
@@ -306,6 +306,13 @@ def horsetail_figure(e, name, outdir, fmt, summary, by_case=None):
     return save(fig, outdir, f"{name}_horsetail", fmt)
 
 
+def _has_sobol_indices(summary, name):
+    """Whether any case has a defined index (an output without variance has none)."""
+    o = next((o for o in summary["outputs"] if o["name"] == name), {})
+    return any(s["value"] is not None for c in o.get("cases", []) if "sobol" in c
+               for order in ("first_order", "total_order") for s in c["sobol"][order])
+
+
 def sobol_figure(e, name, outdir, fmt, summary):
     """Bars of first- and total-order Sobol indices per aleatoric input, one group per case."""
     o = next(o for o in summary["outputs"] if o["name"] == name)
@@ -321,7 +328,9 @@ def sobol_figure(e, name, outdir, fmt, summary):
             lo = np.array([s["ci"][0] if s["ci"][0] is not None else np.nan for s in c["sobol"][order]])
             hi = np.array([s["ci"][1] if s["ci"][1] is not None else np.nan for s in c["sobol"][order]])
             pos = x - 0.4 + width * (2 * k + (order == "total_order") + 0.5)
-            ax.bar(pos, vals, width, yerr=[vals - lo, hi - vals], capsize=2, hatch=hatch,
+            ok = np.isfinite(vals) & np.isfinite(lo) & np.isfinite(hi)
+            ax.bar(pos, np.where(np.isfinite(vals), vals, 0.0), width, yerr=np.where(ok, [vals - lo, hi - vals], 0.0),
+                   capsize=2, hatch=hatch,
                    color=series_colour(k), edgecolor="k", linewidth=0.4,
                    label=f"{c['label']}: {'first' if order == 'first_order' else 'total'} order")
     ax.axhline(0, color="k", linewidth=0.6)
