@@ -98,21 +98,29 @@ def test_run_a_study_file(tmp_path):
     assert r["method"] == "evaluate" and r["exit_code"] == 0
 
 
-def test_analyze_returns_the_numbers_summarize_prints(tmp_path):
+CLI = os.environ.get("CONTACTUQ_CLI", os.path.join(ROOT, "build", "release", "contactuq"))
+
+
+def _analysed(tmp_path, name, samples, seed):
+    """A shipped study run with fewer samples; its contactuq.analyze result and `summarize --json
+    --si` outputs by name, with the same bootstrap seed."""
     import json
     import subprocess
 
-    text = open(os.path.join(STUDIES, "quickstart.toml")).read().replace("samples = 1000", "samples = 300")
-    assert 'peak_insertion = { high = "6 grf" }' in text   # the shipped study's specification
-    study = tmp_path / "limits.toml"
+    text = open(os.path.join(STUDIES, name)).read().replace("samples = 1000", f"samples = {samples}")
+    study = tmp_path / name
     study.write_text(text)
-    out = tmp_path / "limits.h5"
+    out = tmp_path / name.replace(".toml", ".h5")
     assert contactuq.run(str(study), output=out)["exit_code"] == 0
-    ours = contactuq.analyze(out, bootstrap=200, seed=3)
-    cli = os.environ.get("CONTACTUQ_CLI", os.path.join(ROOT, "build", "release", "contactuq"))
-    summary = json.loads(subprocess.run([cli, "summarize", str(out), "--json", "--si", "--bootstrap", "200",
-                                         "--seed", "3"], check=True, capture_output=True, text=True).stdout)
-    by_name = {o["name"]: o for o in summary["outputs"]}
+    ours = contactuq.analyze(out, bootstrap=200, seed=seed)
+    summary = json.loads(subprocess.run([CLI, "summarize", str(out), "--json", "--si", "--bootstrap", "200",
+                                         "--seed", str(seed)], check=True, capture_output=True, text=True).stdout)
+    return out, ours, {o["name"]: o for o in summary["outputs"]}
+
+
+def test_analyze_returns_the_numbers_summarize_prints(tmp_path):
+    # quickstart.toml declares peak_insertion <= 6 grf
+    _, ours, by_name = _analysed(tmp_path, "quickstart.toml", 300, 3)
     for name, mine in ours.items():
         theirs = by_name[name]["ranking"]
         for key in ("spearman", "prcc", "src"):
@@ -129,21 +137,11 @@ def test_a_nested_study_is_analysed_per_model_never_pooled(tmp_path):
     """Rankings and P(violation) of switch_epistemic.toml (made small) per contact model: the same
     numbers from Python as from `summarize --json`, and the violation counts equal to a count over
     each model's independent (A) rows of the pick-freeze design, read with h5py."""
-    import json
     import subprocess
 
     import h5py
 
-    text = open(os.path.join(STUDIES, "switch_epistemic.toml")).read().replace("samples = 1000", "samples = 40")
-    study = tmp_path / "nested.toml"
-    study.write_text(text)
-    out = tmp_path / "nested.h5"
-    assert contactuq.run(str(study), output=out)["exit_code"] == 0
-    ours = contactuq.analyze(out, bootstrap=200, seed=5)
-    cli = os.environ.get("CONTACTUQ_CLI", os.path.join(ROOT, "build", "release", "contactuq"))
-    summary = json.loads(subprocess.run([cli, "summarize", str(out), "--json", "--si", "--bootstrap", "200",
-                                         "--seed", "5"], check=True, capture_output=True, text=True).stdout)
-    by_name = {o["name"]: o for o in summary["outputs"]}
+    out, ours, by_name = _analysed(tmp_path, "switch_epistemic.toml", 40, 5)
     with h5py.File(out, "r") as f:
         names = [n.decode() if isinstance(n, bytes) else n for n in f["outputs"].attrs["names"]]
         outputs, status = f["outputs"][()], f["status"][()]
@@ -163,12 +161,12 @@ def test_a_nested_study_is_analysed_per_model_never_pooled(tmp_path):
         for i, input_name in enumerate(theirs["ranking"]["inputs"]):
             a, b = mine["ranking"]["prcc"][input_name], theirs["ranking"]["prcc"][i]
             np.testing.assert_array_equal([a["value"], *a["ci"]], [np.nan if v is None else v for v in [b["value"], *b["ci"]]])
-    table = subprocess.run([cli, "summarize", str(out), "--bootstrap", "0"], check=True, capture_output=True,
+    table = subprocess.run([CLI, "summarize", str(out), "--bootstrap", "0"], check=True, capture_output=True,
                            text=True).stdout
     assert "Specification limits ([output.limits]) under each model" in table
     assert "Which inputs drive each output under each model" in table
     figures = tmp_path / "figures"
-    subprocess.run([cli, "plot", str(out), "-o", str(figures), "--output", "settling_time"], check=True,
+    subprocess.run([CLI, "plot", str(out), "-o", str(figures), "--output", "settling_time"], check=True,
                    capture_output=True)
     assert (figures / "settling_time_horsetail.png").exists() and (figures / "settling_time_prcc_by_model.png").exists()
     # The contact model decides the settling specification: Brake's law violates it far more often.
