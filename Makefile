@@ -48,6 +48,7 @@ bench: build
 	bash bench/run_impact_peer.sh
 	bash bench/run_ensemble_peer.sh
 	bash bench/run_qmc.sh
+	bash bench/run_scaling.sh
 
 clean:
 	rm -rf build out
