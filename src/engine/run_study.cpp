@@ -6,8 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <thread>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "contactuq/io/hdf5.hpp"
