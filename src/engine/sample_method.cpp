@@ -139,6 +139,7 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
   schema.metadata.host = io::host_name();
   schema.metadata.git_commit = o.build_commit;
   schema.metadata.threads = threads;
+  if (o.executor) schema.metadata.mpi_ranks = o.executor->processes();
   // A shard: plan samples [first, end) only, numbered in the plan (io/ensemble_merge.hpp).
   std::pair<std::size_t, std::size_t> range{0, s.rows()};
   if (!o.shard.empty()) {
@@ -162,11 +163,12 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
   }
 
   std::FILE* to = report(o);
-  fmt::print(to, "model {}, {} samples ({}, seed {}), {} aleatoric inputs, {} thread{}\n", s.model.name(),
+  fmt::print(to, "model {}, {} samples ({}, seed {}), {} aleatoric inputs, {} thread{}{}\n", s.model.name(),
              s.cases.size() > 1 ? fmt::format("{} epistemic cases x {}", s.cases.size(), s.per_case())
                                 : fmt::format("{}", s.per_case()),
              uq::to_string(s.sampling.design.kind), s.sampling.design.seed, s.aleatoric().size(), threads,
-             threads == 1 ? "" : "s");
+             threads == 1 ? "" : "s",
+             o.executor ? fmt::format(" on each of {} MPI ranks", o.executor->processes()) : "");
   if (writer.completed() > 0) fmt::print(to, "resuming after sample {}\n", range.first + writer.completed());
   std::fflush(to);
 
@@ -177,7 +179,8 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
   ro.end = range.second;
   ro.stop = o.stop;
   ro.progress = o.progress;
-  const study::run_summary result = study::run_ensemble(s, inputs, sink, ro);
+  const study::run_summary result =
+      o.executor ? o.executor->run(doc, s, inputs, sink, ro) : study::run_ensemble(s, inputs, sink, ro);
 
   run_result r{.kind = s.cases.size() > 1 ? method::nested : method::sample, .output = out};
   r.planned = range.second - range.first;  // samples of this file

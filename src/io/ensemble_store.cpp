@@ -209,6 +209,7 @@ void write_metadata(hdf5::group& g, const ensemble_metadata& m) {
   g.set_attribute("end_time", m.end_time);
   g.set_attribute("host", m.host);
   g.set_attribute("threads", static_cast<std::uint64_t>(m.threads));
+  g.set_attribute("mpi_ranks", static_cast<std::uint64_t>(m.mpi_ranks));
   g.set_attribute("epistemic_cases", m.epistemic_cases);
   g.set_attribute("aleatoric_samples", static_cast<std::uint64_t>(m.aleatoric_samples()));
   g.set_attribute("pick_freeze_inputs", static_cast<std::uint64_t>(m.pick_freeze_inputs));
@@ -234,6 +235,7 @@ ensemble_metadata read_metadata(const hdf5::file& f) {
   m.end_time = g.string_attribute("end_time");
   m.host = g.string_attribute("host");
   m.threads = g.numeric_attribute<std::uint64_t>("threads");
+  if (g.has_attribute("mpi_ranks")) m.mpi_ranks = g.numeric_attribute<std::uint64_t>("mpi_ranks");
   // Files of format version 1 written before epistemic cases existed have one implicit case.
   if (g.has_attribute("epistemic_cases")) m.epistemic_cases = g.strings_attribute("epistemic_cases");
   if (g.has_attribute("pick_freeze_inputs")) m.pick_freeze_inputs = g.numeric_attribute<std::uint64_t>("pick_freeze_inputs");
@@ -829,15 +831,22 @@ bool ensemble_writer::is_whole_chunk(const ensemble_block& block) const {
   return c > 0 && first % c == 0 && block.size() == c && first + c <= m.samples;
 }
 
-void ensemble_writer::precompress(ensemble_block& block) const {
-  const auto& filters = impl_->filters;
-  if (!is_whole_chunk(block) || filters.empty()) return;
+chunk_compression ensemble_writer::compression() const {
+  const auto& m = impl_->schema.metadata;
+  return {impl_->filters, impl_->chunk_rows, m.shard_first, m.samples};
+}
+
+void ensemble_writer::precompress(ensemble_block& block) const { io::precompress(block, compression()); }
+
+void precompress(ensemble_block& block, const chunk_compression& compression) {
+  const auto& filters = compression.filters;
+  const std::size_t c = compression.chunk_rows;
+  if (c == 0 || block.first < compression.first || filters.size() != block.curves.size() + 3) return;
+  const std::size_t first = block.first - compression.first;
+  if (first % c != 0 || block.size() != c || first + c > compression.samples) return;  // not one whole chunk
   for (const auto& f : filters)
     if (!f.supported || f.deflate_level == 0) return;  // nothing costly to move off the writer
-  const auto& s = impl_->schema;
-  if (static_cast<std::size_t>(block.inputs.cols()) != s.inputs.size() ||
-      static_cast<std::size_t>(block.outputs.cols()) != s.outputs.size() || block.curves.size() != s.curves.size())
-    return;  // append reports the wrong shape
+  // A block of the wrong shape has chunks of the wrong size: append reports it.
   std::vector<std::vector<std::byte>> chunks;
   std::size_t k = 0;
   const auto add = [&](std::span<const std::byte> raw) {
@@ -846,8 +855,8 @@ void ensemble_writer::precompress(ensemble_block& block) const {
     return true;
   };
   if (!add(std::as_bytes(matrix_values(block.inputs))) || !add(std::as_bytes(matrix_values(block.outputs)))) return;
-  for (const auto& c : block.curves)
-    if (!add(std::as_bytes(matrix_values(c)))) return;
+  for (const auto& curve : block.curves)
+    if (!add(std::as_bytes(matrix_values(curve)))) return;
   if (!add(std::as_bytes(std::span<const std::int32_t>(block.status)))) return;
   block.filtered_chunks = std::move(chunks);
 }

@@ -102,107 +102,109 @@ void run_options::validate() const {
   require(threads <= 65536, "threads", static_cast<double>(threads), "", "in [0, 65536]");
 }
 
+block_evaluator::block_evaluator(const ensemble_study& study, const io::sample_matrix& inputs)
+    : study_(study), inputs_(inputs),
+      attempts_(study.sampling.failures == failure_policy::retry ? 1 + study.sampling.retries : 1) {
+  const model::model& m = study.model;
+  if (static_cast<std::size_t>(inputs.rows()) != study.rows() ||
+      static_cast<std::size_t>(inputs.cols()) != m.inputs().size())
+    throw std::invalid_argument(fmt::format("block_evaluator: inputs are {} x {}, the study needs {} x {}",
+                                            inputs.rows(), inputs.cols(), study.rows(), m.inputs().size()));
+}
+
+// The model of sample i is its case's; one that is not thread safe gets a clone per thread.
+const model::model& block_evaluator::model_for(std::size_t i) const {
+  const std::size_t c = i / study_.per_case();
+  const model::model& shared = study_.case_model(c);
+  if (shared.thread_safe()) return shared;
+  auto& local = clones_.local();
+  if (local.size() <= c) local.resize(c + 1);
+  if (!local[c]) local[c].emplace(shared.clone());
+  return *local[c];
+}
+
+evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size) const {
+  require(first + size <= study_.rows(), "block end", static_cast<double>(first + size), "",
+          "<= the number of samples");
+  static const std::vector<std::size_t> no_columns;
+  evaluated_block out;
+  io::ensemble_block& b = out.block;
+  b = empty_block(study_.model, first, size);
+  b.inputs = inputs_.middleRows(static_cast<Eigen::Index>(first), static_cast<Eigen::Index>(size));
+  std::vector<sample_result> results(size);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, size, 1), [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t r = range.begin(); r < range.end(); ++r) {
+      const std::size_t i = first + r;
+      const auto& columns = study_.cases.empty() ? no_columns : study_.cases[i / study_.per_case()].input_columns;
+      results[r] = evaluate_sample(model_for(i), columns, b, static_cast<Eigen::Index>(r), attempts_);
+    }
+  });
+  for (std::size_t r = 0; r < size; ++r) {
+    out.failed += results[r].failed;
+    out.retried += results[r].retried;
+    if (results[r].failed && !out.first_failure) out.first_failure = r;
+  }
+  return out;
+}
+
 run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,
                          const run_options& options) {
   options.validate();
   const std::size_t rows = study.rows();
   const std::size_t n = options.end > 0 ? options.end : rows;  // evaluated: [first, n)
-  const std::size_t per_case = study.per_case();
-  const model::model& m = study.model;
-  if (static_cast<std::size_t>(inputs.rows()) != rows || static_cast<std::size_t>(inputs.cols()) != m.inputs().size())
-    throw std::invalid_argument(fmt::format("run_ensemble: inputs are {} x {}, the study needs {} x {}",
-                                            inputs.rows(), inputs.cols(), rows, m.inputs().size()));
   require(n <= rows, "end", static_cast<double>(n), "", "<= the number of samples");
   require(options.first <= n, "first", static_cast<double>(options.first), "", "<= end, the last sample + 1");
+  const block_evaluator evaluate(study, inputs);
 
   std::optional<tbb::global_control> limit;
   if (options.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, options.threads);
   const std::size_t workers =
       options.threads > 0 ? options.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
-  const int attempts = study.sampling.failures == failure_policy::retry ? 1 + study.sampling.retries : 1;
   const bool abort_on_failure = study.sampling.failures == failure_policy::abort;
-
-  // The model of sample i is its case's; one that is not thread safe gets a clone per worker
-  // thread.
-  tbb::enumerable_thread_specific<std::vector<std::optional<model::model>>> clones;
-  auto model_for = [&](std::size_t i) -> const model::model& {
-    const std::size_t c = i / per_case;
-    const model::model& shared = study.case_model(c);
-    if (shared.thread_safe()) return shared;
-    auto& local = clones.local();
-    if (local.size() <= c) local.resize(c + 1);
-    if (!local[c]) local[c].emplace(shared.clone());
-    return *local[c];
-  };
-
-  const std::vector<std::size_t> no_columns;
-  auto columns_for = [&](std::size_t i) -> const std::vector<std::size_t>& {
-    return study.cases.empty() ? no_columns : study.cases[i / per_case].input_columns;
-  };
 
   run_summary summary;
   summary.first = summary.completed = options.first;
   std::size_t next = options.first;
   std::atomic<bool> aborting = false;
-  using block_ptr = std::shared_ptr<io::ensemble_block>;
-  struct evaluated {
-    block_ptr block;
-    std::size_t failed = 0, retried = 0;
-    std::optional<std::size_t> first_failure;
-  };
+  using range = std::pair<std::size_t, std::size_t>;  // first, size
 
   tbb::parallel_pipeline(
       2 * workers + 1,
-      tbb::make_filter<void, block_ptr>(
-          tbb::filter_mode::serial_in_order,
-          [&](tbb::flow_control& fc) -> block_ptr {
-            if (next >= n || aborting.load() || (options.stop && options.stop->load())) {
-              fc.stop();
-              return nullptr;
-            }
-            const std::size_t size = std::min(options.block_size, n - next);
-            auto b = std::make_shared<io::ensemble_block>(empty_block(m, next, size));
-            b->inputs = inputs.middleRows(static_cast<Eigen::Index>(next), static_cast<Eigen::Index>(size));
-            next += size;
-            return b;
-          }) &
-          tbb::make_filter<block_ptr, evaluated>(
+      tbb::make_filter<void, range>(tbb::filter_mode::serial_in_order,
+                                    [&](tbb::flow_control& fc) -> range {
+                                      if (next >= n || aborting.load() || (options.stop && options.stop->load())) {
+                                        fc.stop();
+                                        return {};
+                                      }
+                                      const range r{next, std::min(options.block_size, n - next)};
+                                      next += r.second;
+                                      return r;
+                                    }) &
+          tbb::make_filter<range, std::shared_ptr<evaluated_block>>(
               tbb::filter_mode::parallel,
-              [&](block_ptr b) {
-                std::vector<sample_result> results(b->size());
-                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b->size(), 1),
-                                  [&](const tbb::blocked_range<std::size_t>& range) {
-                                    for (std::size_t r = range.begin(); r < range.end(); ++r)
-                                      results[r] = evaluate_sample(model_for(b->first + r),
-                                                                   columns_for(b->first + r), *b,
-                                                                   static_cast<Eigen::Index>(r), attempts);
-                                  });
-                sink.prepare(*b);
-                evaluated out;
-                out.block = std::move(b);
-                for (std::size_t r = 0; r < results.size(); ++r) {
-                  out.failed += results[r].failed;
-                  out.retried += results[r].retried;
-                  if (results[r].failed && !out.first_failure) out.first_failure = r;
-                }
-                return out;
+              [&](range r) {
+                auto e = std::make_shared<evaluated_block>(evaluate(r.first, r.second));
+                sink.prepare(e->block);
+                return e;
               }) &
-          tbb::make_filter<evaluated, void>(tbb::filter_mode::serial_in_order, [&](evaluated e) {
-            // After an abort, blocks already in flight are dropped: what reaches the sink does
-            // not depend on timing.
-            if (summary.aborted) return;
-            sink.append(*e.block);
-            summary.completed = e.block->first + e.block->size();
-            summary.failed += e.failed;
-            summary.retried += e.retried;
-            if (abort_on_failure && e.first_failure) {
-              summary.aborted = true;
-              aborting = true;
-              const std::size_t i = e.block->first + *e.first_failure;
-              summary.abort_message = fmt::format("sample {} failed: {}", i, e.block->messages[*e.first_failure]);
-            }
-            if (options.progress) options.progress(summary.completed, n);
-          }));
+          tbb::make_filter<std::shared_ptr<evaluated_block>, void>(
+              tbb::filter_mode::serial_in_order, [&](const std::shared_ptr<evaluated_block>& e) {
+                // After an abort, blocks already in flight are dropped: what reaches the sink does
+                // not depend on timing.
+                if (summary.aborted) return;
+                sink.append(e->block);
+                summary.completed = e->block.first + e->block.size();
+                summary.failed += e->failed;
+                summary.retried += e->retried;
+                if (abort_on_failure && e->first_failure) {
+                  summary.aborted = true;
+                  aborting = true;
+                  const std::size_t i = e->block.first + *e->first_failure;
+                  summary.abort_message =
+                      fmt::format("sample {} failed: {}", i, e->block.messages[*e->first_failure]);
+                }
+                if (options.progress) options.progress(summary.completed, n);
+              }));
   summary.stopped = !summary.aborted && summary.completed < n;
   return summary;
 }

@@ -16,6 +16,10 @@
 #include "contactuq/io/display_units.hpp"
 #include "contactuq/io/study_file.hpp"
 
+namespace contactuq::study {
+class ensemble_executor;
+}
+
 namespace contactuq::engine {
 
 // What a study does with its model.
@@ -53,6 +57,9 @@ struct run_options {
   bool yes = false;              ///< start even when the run needs over half of the memory
   int compression = 1;           ///< deflate level of ensemble datasets, 0..9
   std::string shard;             ///< "k/K": part k of K of a sampling plan; "" for all of it
+  // Where sample and nested studies evaluate their samples: nullptr, this process (TBB);
+  // otherwise, e.g., every rank of an MPI job (mpi::world_runner). Other methods ignore it.
+  study::ensemble_executor* executor = nullptr;
   std::size_t max_new = 0;       ///< optimize: stop after this many new evaluations (0: no limit)
   std::filesystem::path csv;     ///< calibrate (receptacle-pin fit): also write every point here
   std::filesystem::path export_study;  ///< calibrate (receptacle-pin fit): fitted [parameters.x]

@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "contactuq/io/hdf5.hpp"
+
 namespace contactuq::io {
 
 // Row-major matrices: one row per sample, as stored in the file.
@@ -94,7 +96,8 @@ struct ensemble_metadata {
   std::string start_time;         ///< ISO 8601, e.g. "2024-05-01T12:00:00Z"
   std::string end_time;           ///< ISO 8601; "" until the run finishes
   std::string host;               ///< host name of the machine that ran the study
-  std::size_t threads = 1;        ///< worker threads, >= 1
+  std::size_t threads = 1;        ///< worker threads, >= 1 (per process under MPI)
+  std::size_t mpi_ranks = 1;      ///< processes that evaluated the samples (mpirun -n R), >= 1
   // Labels of the epistemic cases of a nested study (e.g. "law=hertz"): the samples are K
   // blocks of samples / K rows, block k evaluated under case k with the same aleatoric inputs
   // (common random numbers). Empty: one case, no epistemic loop.
@@ -171,6 +174,18 @@ ensemble_block make_block(const ensemble_schema& schema, std::size_t first, std:
 // ensemble_writer::resume(path) continues it.
 std::filesystem::path unfinished_path(const std::filesystem::path& path);
 
+// What compressing a block's chunks needs, copyable to another thread or process: the chunk
+// filters of inputs, outputs, each curve and status (in that order) and where chunks start.
+struct chunk_compression {
+  std::vector<hdf5::chunk_filters> filters;
+  std::size_t chunk_rows = 0;   ///< samples per chunk
+  std::size_t first = 0;        ///< first sample of the file (shard_first)
+  std::size_t samples = 0;      ///< samples of the file
+};
+// Compresses `block` into block.filtered_chunks when it is exactly one whole chunk of a file
+// with these filters (see ensemble_writer::precompress); otherwise does nothing. Thread safe.
+void precompress(ensemble_block& block, const chunk_compression& compression);
+
 class ensemble_writer {
  public:
   // Creates the ensemble file for `schema`, to replace one at `path`; no sample written yet.
@@ -224,6 +239,8 @@ class ensemble_writer {
   // compression runs on the caller's thread and append only writes; otherwise does nothing.
   // Thread safe: may run on several blocks at once, also while append runs.
   void precompress(ensemble_block& block) const;
+  // What precompress uses, for compressing blocks elsewhere (another process under MPI).
+  chunk_compression compression() const;
   // Records the end time and closes the file; a complete file (completed() == samples()) is
   // also converted to the HDF5 1.8 format for older readers. Works on a copy renamed over the
   // file at the end (an interrupted finish leaves the file as it was). The writer is then

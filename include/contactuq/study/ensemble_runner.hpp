@@ -8,10 +8,14 @@
 // policy says, with status failed, the exception's message and NaN outputs and curves; the
 // other samples are untouched.
 
+#include <tbb/enumerable_thread_specific.h>
+
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/study/ensemble_study.hpp"
@@ -26,6 +30,8 @@ class sample_sink {
   // place for costly, thread-safe work such as compression.
   virtual void prepare(io::ensemble_block& /*block*/) const {}
   virtual void append(const io::ensemble_block& block) = 0;
+  // How prepare compresses, for blocks evaluated in another process; nullopt: not at all.
+  virtual std::optional<io::chunk_compression> compression() const { return std::nullopt; }
 };
 
 // Keeps every block's values in memory, for tests and small studies.
@@ -45,6 +51,7 @@ class writer_sink : public sample_sink {
   explicit writer_sink(io::ensemble_writer& writer) : writer_(writer) {}
   void prepare(io::ensemble_block& block) const override { writer_.precompress(block); }
   void append(const io::ensemble_block& block) override { writer_.append(block); }
+  std::optional<io::chunk_compression> compression() const override { return writer_.compression(); }
 
  private:
   io::ensemble_writer& writer_;
@@ -76,11 +83,48 @@ struct run_summary {
   std::string abort_message;
 };
 
+// A block of samples evaluated, with what the failure policy needs to know.
+struct evaluated_block {
+  io::ensemble_block block;
+  std::size_t failed = 0;   ///< samples with status failed
+  std::size_t retried = 0;  ///< samples that failed at least once and then succeeded
+  std::optional<std::size_t> first_failure;  ///< row in the block of the first failed sample
+};
+
+// Evaluates blocks of a study's samples, each sample on its own (in parallel, TBB), so that a
+// block's values do not depend on how many threads or processes share the work. Several blocks
+// may be evaluated at once from different threads. `study` and `inputs` must outlive it.
+class block_evaluator {
+ public:
+  block_evaluator(const ensemble_study& study, const io::sample_matrix& inputs);
+  // Samples [first, first + size), under the study's failure policy (retries included).
+  evaluated_block operator()(std::size_t first, std::size_t size) const;
+
+ private:
+  const model::model& model_for(std::size_t sample) const;
+  const ensemble_study& study_;
+  const io::sample_matrix& inputs_;
+  int attempts_ = 1;
+  // Per worker thread, a clone of each case's model that is not thread safe.
+  mutable tbb::enumerable_thread_specific<std::vector<std::optional<model::model>>> clones_;
+};
+
 // Evaluates samples [options.first, options.end or N) of `study` with model inputs `inputs` (sample_inputs(
 // study), N x inputs) and hands them to `sink`. Blocks of block_size samples from `first`
 // (the last one shorter): with the same options, the sink sees the same blocks.
 run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,
                          const run_options& options = {});
+
+// Runs ensembles somewhere other than this process alone (mpi::world_runner: over the ranks of
+// an MPI job), with run_ensemble's contract: the sink sees the same blocks in the same order.
+class ensemble_executor {
+ public:
+  virtual ~ensemble_executor() = default;
+  virtual std::size_t processes() const = 0;  ///< recorded in the result file (mpi_ranks)
+  // `doc` is the study's document, `study` read from it: other processes read it again.
+  virtual run_summary run(const io::study_document& doc, const ensemble_study& study, const io::sample_matrix& inputs,
+                          sample_sink& sink, const run_options& options) = 0;
+};
 
 // The ensemble file schema of a study: inputs with role, unit and distribution (attribute
 // "distribution", e.g. "normal(mean=0.21, sd=0.02)"), outputs, curves, and the metadata the
