@@ -47,7 +47,8 @@ TEST_CASE("check reads every shipped study as run would, evaluates and writes no
   std::size_t count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(CONTACTUQ_SOURCE_DIR) + "/studies"))
     if (entry.path().extension() == ".toml") {
-      all += " " + entry.path().string();
+      all += ' ';
+      all += entry.path().string();
       ++count;
     }
   // From an empty folder: a check never creates the result files the studies name.

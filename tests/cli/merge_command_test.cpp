@@ -15,6 +15,7 @@
 
 #include "contactuq/io/ensemble_store.hpp"
 #include "run_cli.hpp"
+#include "ensemble_files.hpp"
 
 // Last: <signal.h> defines macros that could clash with names in our headers.
 #include <fcntl.h>
@@ -71,22 +72,11 @@ cli_result run_shell(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-bool same(const io::sample_matrix& a, const io::sample_matrix& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() &&
-         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
-}
-
 void check_bit_identical(const std::string& merged, const std::string& whole) {
   const io::ensemble a = io::read_ensemble(merged), b = io::read_ensemble(whole);
-  CHECK(a.rows == b.rows);
   CHECK(a.schema.metadata.samples == b.schema.metadata.samples);
   CHECK(a.schema.metadata.shard_count == 0);
-  CHECK(same(a.inputs, b.inputs));
-  CHECK(same(a.outputs, b.outputs));
-  REQUIRE(a.curves.size() == b.curves.size());
-  for (std::size_t k = 0; k < a.curves.size(); ++k) CHECK(same(a.curves[k], b.curves[k]));
-  CHECK(a.status == b.status);
-  CHECK(a.messages == b.messages);
+  check_same_samples(a, b);
 }
 
 // Runs shard k/K of `study` into `part` and kills it with SIGKILL once some samples are on disk.
@@ -102,22 +92,10 @@ bool run_and_kill(const std::string& study, const std::string& shard, const std:
           "1", "-q", static_cast<char*>(nullptr));
     _exit(127);
   }
-  // A run writes PART.part until it finishes (io/ensemble_store.hpp).
   // Killed once it has written samples (up to 30 s on a loaded machine), or not at all when it
   // finished first.
-  const fs::path working = fs::path(part + ".part");
+  if (!wait_for_samples(child, part)) return false;
   int status = 0;
-  for (int i = 0; i < 3000; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (waitpid(child, &status, WNOHANG) == child) return false;
-    if (fs::exists(working)) {
-      try {
-        if (io::read_ensemble(working, {.curves = false}).rows > 0) break;
-      } catch (const std::exception&) {
-        // Not readable yet: the file is being created.
-      }
-    }
-  }
   kill(child, SIGKILL);
   waitpid(child, &status, 0);
   return WIFSIGNALED(status);

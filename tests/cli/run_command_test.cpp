@@ -16,6 +16,7 @@
 #include "contactuq/model/registry.hpp"
 #include "contactuq/study/ensemble_study.hpp"
 #include "run_cli.hpp"
+#include "ensemble_files.hpp"
 
 // Last: <signal.h> defines macros (e.g. si_value) that could clash with names in our headers.
 #include <fcntl.h>
@@ -66,21 +67,6 @@ std::string write_study(const scratch& s, std::size_t n, int points) {
   return path;
 }
 
-bool same_bits(const io::sample_matrix& a, const io::sample_matrix& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() &&
-         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
-}
-
-void check_same_samples(const io::ensemble& a, const io::ensemble& b) {
-  CHECK(a.rows == b.rows);
-  CHECK(same_bits(a.inputs, b.inputs));
-  CHECK(same_bits(a.outputs, b.outputs));
-  REQUIRE(a.curves.size() == b.curves.size());
-  for (std::size_t k = 0; k < a.curves.size(); ++k) CHECK(same_bits(a.curves[k], b.curves[k]));
-  CHECK(a.status == b.status);
-  CHECK(a.messages == b.messages);
-}
-
 }  // namespace
 
 TEST_CASE("run writes the ensemble and prints a summary, the same at -j 1 and -j 2", "[cli][run]") {
@@ -126,21 +112,11 @@ TEST_CASE("a run killed with SIGKILL and resumed equals an uninterrupted run", "
   }
   // Kill it once part of the ensemble is on disk (up to 30 s on a loaded machine; a run that
   // finished first has nothing to resume).
-  int status = 0;
-  for (int i = 0; i < 3000; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (waitpid(child, &status, WNOHANG) == child) {
-      WARN("the run finished before it could be killed; nothing to resume");
-      return;
-    }
-    if (std::filesystem::exists(io::unfinished_path(killed))) {
-      try {
-        if (io::read_ensemble(io::unfinished_path(killed)).rows > 0) break;
-      } catch (const std::exception&) {
-        // Not readable yet: the file is being created.
-      }
-    }
+  if (!wait_for_samples(child, killed)) {
+    WARN("the run finished before it could be killed; nothing to resume");
+    return;
   }
+  int status = 0;
   kill(child, SIGKILL);
   waitpid(child, &status, 0);
   if (!WIFSIGNALED(status)) {
