@@ -27,6 +27,7 @@ LAYERS = [
     "opt",        # robust design: measures over a study's ensemble, optimisers, their store
     "calibrate",  # fitting model parameters to measured curves
     "engine",     # one entry point for every study: method dispatch and the methods
+    "mpi",        # sampling studies over the ranks of an MPI job (an engine executor)
     "cli",        # the contactuq executable
     "python",     # the Python extension contactuq._core: the engine and models from Python
 ]

@@ -10,6 +10,7 @@ packages=(
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
   python3-openturns python3-pandas python3-xarray python3-pytest
   python3-dev pybind11-dev python3-pybind11
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

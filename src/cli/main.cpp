@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <string>
@@ -10,8 +11,43 @@
 
 #include "commands.hpp"
 #include "contactuq/paths.hpp"
+#ifdef CONTACTUQ_WITH_MPI
+#include "contactuq/mpi/world_runner.hpp"
+#endif
+
+namespace {
+
+// Under an MPI launcher, rank 0 runs the command and the other ranks evaluate its samples
+// (mpi/world_runner.hpp). A build without MPI refuses to run as several copies of itself,
+// which would write one result file from each.
+bool launched_by_mpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
+    if (std::getenv(name)) return true;
+  return false;
+}
+
+}  // namespace
+
+int run_command_line(int argc, char** argv);
 
 int main(int argc, char** argv) {
+#ifdef CONTACTUQ_WITH_MPI
+  contactuq::mpi::session mpi(argc, argv);
+  if (mpi.rank() != 0) return mpi.serve();
+  contactuq::mpi::world_runner world(mpi);
+  if (mpi.size() > 1) contactuq::cli::set_ensemble_executor(&world);
+  return run_command_line(argc, argv);
+#else
+  if (launched_by_mpi()) {
+    fmt::print(stderr, "contactuq: error: this contactuq is built without MPI; run it without mpirun (or build it "
+                       "with Open MPI installed: Debian's libopenmpi-dev)\n");
+    return 2;
+  }
+  return run_command_line(argc, argv);
+#endif
+}
+
+int run_command_line(int argc, char** argv) {
   CLI::App app{"contactuq: robust design and uncertainty quantification for mechanisms with contacts"};
   // The version and where this executable finds its data and Python package (paths.hpp).
   app.set_version_flag("--version", std::function<std::string()>([] {

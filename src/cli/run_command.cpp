@@ -51,6 +51,12 @@ class progress_printer {
 
 }  // namespace
 
+namespace {
+study::ensemble_executor* ensemble_executor = nullptr;
+}
+
+void set_ensemble_executor(study::ensemble_executor* executor) { ensemble_executor = executor; }
+
 int run_engine(const std::string& study, engine::run_options o, bool quiet, std::string_view command,
                std::initializer_list<engine::method> accepted) {
   const auto doc = io::study_document::load(study);
@@ -64,6 +70,7 @@ int run_engine(const std::string& study, engine::run_options o, bool quiet, std:
   o.report = quiet ? nullptr : stdout;
   o.errors = stderr;
   o.stop = &interrupted;
+  o.executor = ensemble_executor;
   progress_printer progress(m == engine::method::optimize ? "evaluations" : "samples");
   if (!quiet && (m == engine::method::sample || m == engine::method::nested || m == engine::method::optimize))
     o.progress = std::ref(progress);

@@ -1,0 +1,60 @@
+#pragma once
+// Sampling studies over the ranks of an MPI job (`mpirun -n R contactuq run STUDY -o FILE`).
+//
+// Rank 0 runs the command as a single process would: it reads the study, opens the result file
+// and hands blocks of whole chunks to every rank, itself included, as each asks for more work
+// (dynamic load balancing: samples of pin-slot or switch studies vary in cost). The other ranks
+// read the same study, sample the same inputs, evaluate their blocks with TBB and compress them
+// as the writer would; rank 0 puts the blocks in order and writes them. So the file is the one a
+// single process writes, bit for bit, whatever the number of ranks, threads and the order in
+// which blocks come back; it resumes like any other after a killed job. Only rank 0's thread
+// that runs the command calls MPI (MPI_THREAD_FUNNELED).
+
+#include <cstddef>
+
+#include "contactuq/study/ensemble_runner.hpp"
+
+namespace contactuq::mpi {
+
+// Whether this process was started by an MPI launcher (mpirun, mpiexec, srun with PMI), from
+// the variables they set; no MPI call.
+bool launched();
+
+// MPI for the life of the program: initialised in the constructor when launched(), finalised
+// in the destructor, where rank 0 first tells the other ranks that the job is over. One per
+// process, in main.
+class session {
+ public:
+  session(int& argc, char**& argv);
+  ~session();
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+
+  bool active() const noexcept { return active_; }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+
+  // Ranks other than 0: evaluate the blocks of every study rank 0 runs until it says the job is
+  // over; returns the process's exit code.
+  int serve();
+
+ private:
+  bool active_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+// Rank 0's executor: runs an ensemble over every rank of the job (see above).
+class world_runner : public study::ensemble_executor {
+ public:
+  explicit world_runner(const session& s) : session_(s) {}
+  std::size_t processes() const override { return static_cast<std::size_t>(session_.size()); }
+  study::run_summary run(const io::study_document& doc, const study::ensemble_study& study,
+                         const io::sample_matrix& inputs, study::sample_sink& sink,
+                         const study::run_options& options) override;
+
+ private:
+  const session& session_;
+};
+
+}  // namespace contactuq::mpi

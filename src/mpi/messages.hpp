@@ -1,0 +1,79 @@
+#pragma once
+// What the ranks of an MPI job send each other, as bytes: the study a job runs, and evaluated
+// blocks. Both sides are the same build on the same kind of machine (native byte order);
+// reading checks every length against what is left, so a short or foreign message is an error,
+// never a read past its end.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/study/ensemble_runner.hpp"
+
+namespace contactuq::mpi::detail {
+
+// Message tags.
+enum tag : int {
+  study_tag = 1,  // 0 -> worker: a study to serve (study_message)
+  ready_tag,      // worker -> 0: the study is read; u64 threads
+  error_tag,      // worker -> 0: u64 block first (or npos: the study), then the message text
+  blocks_tag,     // 0 -> worker: u64 first, count, rows, end: blocks [first + k rows, ...) before end
+  result_tag,     // worker -> 0: one evaluated block (evaluated_block)
+  done_tag,       // 0 -> worker: the study is over (no block of it is in flight)
+  quit_tag,       // 0 -> worker: the job is over
+};
+
+constexpr std::uint64_t whole_study = ~std::uint64_t{0};  // error_tag: not about one block
+
+struct study_message {
+  std::string text;  // the study document, verbatim
+  std::string file;  // where rank 0 read it from (relative data paths resolve against it)
+  std::uint64_t threads = 0;  // worker threads per rank, 0: all cores
+  std::optional<io::chunk_compression> compression;
+};
+
+class byte_writer {
+ public:
+  template <class T>
+  void put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    put_bytes(&value, sizeof(T));
+  }
+  void put_bytes(const void* data, std::size_t size);
+  void put_string(const std::string& s);
+  std::vector<std::byte> take() { return std::move(bytes_); }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+class byte_reader {
+ public:
+  explicit byte_reader(const std::vector<std::byte>& bytes) : bytes_(bytes) {}
+  template <class T>
+  T get() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T value;
+    get_bytes(&value, sizeof(T));
+    return value;
+  }
+  void get_bytes(void* data, std::size_t size);
+  std::string get_string();
+  std::size_t left() const noexcept { return bytes_.size() - at_; }
+
+ private:
+  const std::vector<std::byte>& bytes_;
+  std::size_t at_ = 0;
+};
+
+std::vector<std::byte> pack(const study_message& m);
+study_message unpack_study(const std::vector<std::byte>& bytes);
+
+std::vector<std::byte> pack(const study::evaluated_block& e);
+study::evaluated_block unpack_block(const std::vector<std::byte>& bytes);
+
+}  // namespace contactuq::mpi::detail

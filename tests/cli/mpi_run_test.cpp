@@ -1,0 +1,169 @@
+// `mpirun -n R contactuq run STUDY -o FILE`: the samples spread over the ranks, one file out with
+// the bits of a single process, resumable after a killed job (docs/cluster.md, "MPI").
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "contactuq/io/ensemble_store.hpp"
+#include "run_cli.hpp"
+#include "ensemble_files.hpp"
+#include "io/scratch_dir.hpp"
+// Last: <signal.h> defines macros that could clash with names in our headers.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace contactuq;
+using Catch::Matchers::Contains;
+
+#ifdef CONTACTUQ_MPIRUN
+namespace {
+
+namespace fs = std::filesystem;
+using testing::scratch_dir;
+
+// The path of `name` in `d`, as a command line takes it.
+std::string path_in(const scratch_dir& d, const std::string& name) { return (d / name).string(); }
+
+// The quickstart study with n samples and `points` stroke points per direction.
+std::string quickstart(const scratch_dir& d, std::size_t n, int points) {
+  std::ifstream in(std::string(CONTACTUQ_SOURCE_DIR) + "/studies/quickstart.toml");
+  std::ostringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  for (auto [from, to] : {std::pair<std::string, std::string>{"samples = 1000", "samples = " + std::to_string(n)},
+                          {"points = 200 ", "points = " + std::to_string(points) + " "}}) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  }
+  const std::string path = path_in(d, "study.toml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+// mpirun with R ranks on this machine: more ranks than cores allowed, threads free to use any
+// core, as root when it is root.
+std::string mpirun(int ranks) {
+  std::string command = CONTACTUQ_MPIRUN;
+  command += " -n " + std::to_string(ranks) + " --oversubscribe --bind-to none";
+  if (::geteuid() == 0) command += " --allow-run-as-root";
+  command += ' ';
+  command += CONTACTUQ_CLI;
+  return command;
+}
+
+// Runs an mpirun command line. Leak checks are off in the ranks (under the sanitizers): the MPI
+// library keeps memory until exit.
+cli_result run_mpi(const std::string& command) {
+  return run_cli_command("ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " + command);
+}
+
+// SIGKILL to `pid` and every process below it (mpirun and its ranks: the ranks run in process
+// groups of their own and would outlive a killed mpirun), the leaves first.
+void kill_tree(pid_t pid) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    if (parent == pid) kill_tree(static_cast<pid_t>(std::stol(name)));
+  }
+  kill(pid, SIGKILL);
+}
+
+}  // namespace
+
+TEST_CASE("mpirun -n 2 and -n 3 write the bits of one process, shards included", "[cli][mpi]") {
+  scratch_dir d;
+  const std::string study = quickstart(d, 1500, 60);
+  REQUIRE(run_cli("run " + study + " -o " + path_in(d, "one.h5") + " -j 2 -q").exit_code == 0);
+
+  const cli_result two = run_mpi(mpirun(2) + " run " + study + " -o " + path_in(d, "two.h5") + " -j 1");
+  INFO(two.output);
+  REQUIRE(two.exit_code == 0);
+  CHECK_THAT(two.output, Contains("on each of 2 MPI ranks") && Contains("failed samples: 0 of 1500"));
+  const io::ensemble one = io::read_ensemble(d / "one.h5"), by_two = io::read_ensemble(d / "two.h5");
+  check_same_samples(by_two, one);
+  CHECK(by_two.schema.metadata.mpi_ranks == 2);
+  CHECK(one.schema.metadata.mpi_ranks == 1);
+  CHECK_FALSE(by_two.schema.metadata.end_time.empty());
+
+  // A shard run over three ranks holds the shard a single process writes.
+  REQUIRE(run_cli("run " + study + " --shard 2/3 -o " + path_in(d, "shard.h5") + " -j 1 -q").exit_code == 0);
+  const cli_result three =
+      run_mpi(mpirun(3) + " run " + study + " --shard 2/3 -o " + path_in(d, "shard3.h5") + " -j 1 -q");
+  INFO(three.output);
+  REQUIRE(three.exit_code == 0);
+  const io::ensemble shard = io::read_ensemble(d / "shard.h5"), by_three = io::read_ensemble(d / "shard3.h5");
+  check_same_samples(by_three, shard);
+  CHECK(by_three.schema.metadata.shard_index == 2);
+  CHECK(by_three.schema.metadata.mpi_ranks == 3);
+
+  // Commands other than run work under mpirun as they do alone.
+  const cli_result summary = run_mpi(mpirun(2) + " summarize " + path_in(d, "two.h5") + " --bootstrap 0");
+  INFO(summary.output);
+  CHECK(summary.exit_code == 0);
+  CHECK_THAT(summary.output, Contains("peak_insertion"));
+  // A refusal on rank 0 ends the job with its message and exit code.
+  const cli_result refused = run_mpi(mpirun(2) + " run " + study + " -o " + path_in(d, "two.h5"));
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.output, Contains("--force"));
+}
+
+TEST_CASE("an MPI job killed with SIGKILL resumes to the bits of one process", "[cli][mpi]") {
+  scratch_dir d;
+  const std::string study = quickstart(d, 20000, 200);
+  REQUIRE(run_cli("run " + study + " -o " + path_in(d, "one.h5") + " -j 2 -q").exit_code == 0);
+
+  const std::string out = path_in(d, "mpi.h5");
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+    const std::string command = "exec " + mpirun(2) + " run " + study + " -o " + out + " -j 1 -q";
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Killed once samples are on disk (up to 60 s on a loaded machine), or not at all when it
+  // finished first.
+  const bool finished = !wait_for_samples(child, out, 60);
+  int status = 0;
+  if (!finished) {
+    kill_tree(child);
+    waitpid(child, &status, 0);
+  }
+  if (finished) {
+    WARN("the MPI run finished before it could be killed; its resume has nothing to do");
+  } else {
+    const io::ensemble partial = io::read_ensemble(io::unfinished_path(out), {.curves = false});
+    CHECK(partial.rows < 20000);
+    const cli_result resumed = run_mpi(mpirun(2) + " run " + study + " -o " + out + " -j 1 --resume");
+    INFO(resumed.output);
+    REQUIRE(resumed.exit_code == 0);
+    CHECK_THAT(resumed.output, Contains("resuming after sample"));
+  }
+  check_same_samples(io::read_ensemble(out), io::read_ensemble(d / "one.h5"));
+}
+
+#else
+TEST_CASE("mpirun runs (skipped: contactuq is built without MPI)", "[cli][mpi]") {
+  WARN("built without MPI (CONTACTUQ_WITH_MPI off or no mpirun): the MPI tests do not run");
+}
+#endif
