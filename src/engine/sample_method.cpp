@@ -24,6 +24,7 @@ class recording_sink : public study::sample_sink {
  public:
   recording_sink(io::ensemble_writer& writer, std::size_t outputs) : writer_(writer), outputs_(outputs) {}
   void prepare(io::ensemble_block& b) const override { writer_.precompress(b); }
+  std::optional<io::chunk_compression> compression() const override { return writer_.compression(); }
   void append(const io::ensemble_block& b) override {
     writer_.append(b);
     keep(b.outputs, b.status, b.messages);

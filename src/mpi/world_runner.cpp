@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <list>
 #include <exception>
 #include <functional>
 #include <map>
@@ -65,14 +66,14 @@ std::optional<MPI_Status> poll(int from) {
   return flag ? std::optional<MPI_Status>(status) : std::nullopt;
 }
 
-// Sleeps a little longer each time nothing happened (up to 1 ms), so that an idle loop costs
-// no core while a busy one answers within microseconds.
+// Sleeps a little longer each time nothing happened (up to 250 us), so that an idle loop costs
+// almost no core while a busy one answers within microseconds.
 class backoff {
  public:
   void reset() { wait_ = std::chrono::microseconds(5); }
   void pause() {
     std::this_thread::sleep_for(wait_);
-    wait_ = std::min(2 * wait_, std::chrono::microseconds(1000));
+    wait_ = std::min(2 * wait_, std::chrono::microseconds(250));
   }
 
  private:
@@ -145,8 +146,43 @@ class local_blocks {
 
 // Blocks per request for a rank with `threads` threads: enough samples to keep them busy.
 std::size_t blocks_per_request(std::size_t threads, std::size_t block_rows) {
-  return std::clamp<std::size_t>((4 * threads + block_rows - 1) / block_rows, 1, 64);
+  return std::clamp<std::size_t>((64 * threads + block_rows - 1) / block_rows, 1, 64);
 }
+
+// Messages on their way to rank 0. A blocking send of a large message would wait, polling at
+// full speed, until rank 0 takes it: the core it spins on is one the rank's evaluation needs.
+class outbox {
+ public:
+  ~outbox() { wait_all(); }
+  void send(std::vector<std::byte> bytes, int tag) {
+    if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+      throw std::runtime_error(fmt::format("MPI message of {} bytes: more than one message can hold", bytes.size()));
+    sending_.push_back({std::move(bytes), MPI_REQUEST_NULL});
+    auto& m = sending_.back();
+    MPI_Isend(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, 0, tag, MPI_COMM_WORLD, &m.request);
+  }
+  // Forgets the messages delivered; true when some were.
+  bool progress() {
+    const std::size_t before = sending_.size();
+    std::erase_if(sending_, [](message& m) {
+      int done = 0;
+      MPI_Test(&m.request, &done, MPI_STATUS_IGNORE);
+      return done != 0;
+    });
+    return sending_.size() != before;
+  }
+  void wait_all() {
+    for (auto& m : sending_) MPI_Wait(&m.request, MPI_STATUS_IGNORE);
+    sending_.clear();
+  }
+
+ private:
+  struct message {
+    std::vector<std::byte> bytes;
+    MPI_Request request;
+  };
+  std::list<message> sending_;  // a list: requests and buffers stay where MPI was told they are
+};
 
 // A worker rank's side of one study; returns true when rank 0 ended the job instead (it failed
 // before it could end the study).
@@ -182,6 +218,7 @@ bool serve_study(const study_message& m) {
         threads);
     send_numbers({threads}, 0, ready_tag);
   }
+  outbox out;
   backoff wait;
   bool quit = false;
   for (bool done = false; !done;) {
@@ -204,10 +241,11 @@ bool serve_study(const study_message& m) {
       for (auto& f : local->take()) {
         busy = true;
         if (f.block)
-          send(pack(*f.block), 0, result_tag);
+          out.send(pack(*f.block), result_tag);
         else
           error(f.first, f.error);
       }
+    if (out.progress()) busy = true;
     if (busy)
       wait.reset();
     else if (!done)
@@ -395,12 +433,13 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
     append_ready();
     if (options.stop && options.stop->load()) stop_handing_out();
     // Hand out whole requests while the blocks held (in flight or waiting to be appended) stay
-    // within twice what all ranks hold at once: memory stays bounded behind a slow block.
+    // within a window: memory stays bounded behind a slow block, and a rank a little slower
+    // than the others (rank 0 also writes) does not hold them up.
     for (int w = 0; w < ranks && handing_out; ++w) {
       rank_state& r = state[static_cast<std::size_t>(w)];
       const std::size_t held = w == 0 ? local.in_flight() : r.in_flight;
-      if (r.per_request == 0 || held >= r.per_request) continue;  // keeps up to two requests' worth
-      if ((next - summary.completed) / rows + r.per_request > 2 * capacity) break;
+      if (r.per_request == 0 || held > r.per_request) continue;  // up to two requests: one queued
+      if ((next - summary.completed) / rows + r.per_request > 4 * capacity + 64) break;
       const std::size_t count = std::min(r.per_request, (n - next + rows - 1) / rows);
       if (count == 0) break;
       if (w == 0) {
