@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 
+#include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/model/registry.hpp"
 #include "contactuq/opt/epistemic.hpp"
 #include "contactuq/opt/optimization_store.hpp"
@@ -140,7 +141,7 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
   } catch (const opt::interrupted& e) {
     fmt::print(errors(o),
                "\ncontactuq run: {}; {} evaluations are in {}. Continue with:\n  contactuq run {} -o {} --resume\n",
-               e.what(), log.records().size(), out.string(), doc.file(), out.string());
+               e.what(), log.records().size(), io::unfinished_path(out).string(), doc.file(), out.string());
     r.exit_code = 130;
     return r;
   }

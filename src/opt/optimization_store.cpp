@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "contactuq/error.hpp"
+#include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/io/hdf5.hpp"
 
 namespace contactuq::opt {
@@ -50,7 +51,8 @@ void optimization_schema::validate() const {
 // ---- writer ----
 
 struct optimization_writer::impl {
-  std::filesystem::path path;
+  std::filesystem::path path;     // the result, in place once finished
+  std::filesystem::path working;  // where the unfinished run is written: path + ".part"
   optimization_schema schema;
   std::optional<hdf5::file> file;
   std::optional<hdf5::dataset> model, phase, x, objectives, constraints, violation, failed,
@@ -132,11 +134,12 @@ optimization_writer optimization_writer::create(const std::filesystem::path& pat
   schema.validate();
   auto state = std::make_unique<impl>();
   state->path = path;
+  state->working = io::unfinished_path(path);
   state->schema = schema;
   const auto temporary = sibling(path, ".new");
   write_skeleton(temporary, schema);
-  std::filesystem::rename(temporary, path);
-  auto& f = state->file.emplace(path, hdf5::file_mode::read_write,
+  std::filesystem::rename(temporary, state->working);
+  auto& f = state->file.emplace(state->working, hdf5::file_mode::read_write,
                                 hdf5::file_options{.swmr_write = true});
   const auto h = f.open_group("history");
   state->model = h.open_dataset("model");
@@ -206,7 +209,7 @@ void optimization_writer::finish(const opt::epistemic_result& result, std::strin
   s.file->close();
   s.file.reset();
   const auto copy = sibling(s.path, ".new");
-  std::filesystem::copy_file(s.path, copy, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(s.working, copy, std::filesystem::copy_options::overwrite_existing);
   {
     hdf5::file f(copy, hdf5::file_mode::read_write);
     f.open_group("metadata").set_attribute("end_time", end_time);
@@ -289,6 +292,7 @@ void optimization_writer::finish(const opt::epistemic_result& result, std::strin
     f.close();
   }
   std::filesystem::rename(copy, s.path);
+  std::filesystem::remove(s.working);
   s.schema.end_time = std::string(end_time);
   s.finished = true;
 }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "contactuq/io/ensemble_store.hpp"
+
 namespace contactuq::opt {
 
 namespace u = units;
@@ -220,7 +222,9 @@ optimization_schema optimization_schema_of(const optimization_study& s,
 
 std::vector<opt::evaluation_record> resume_history(const std::filesystem::path& path,
                                                    const io::study_document& doc) {
-  auto previous = read_optimization(path);
+  // An interrupted run is at path + ".part" (files of earlier versions: at path itself).
+  const std::filesystem::path part = io::unfinished_path(path);
+  auto previous = read_optimization(std::filesystem::exists(part) ? part : path);
   if (previous.schema.study_text != doc.text())
     throw io::ensemble_error(
         fmt::format("cannot resume {}: it was written for a different study; run without "

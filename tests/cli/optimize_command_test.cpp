@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/opt/optimization_store.hpp"
 #include "run_cli.hpp"
 
@@ -85,7 +86,9 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
   INFO(part.output);
   CHECK(part.exit_code == 130);
   CHECK_THAT(part.output, Contains("--resume"));
-  const auto b = opt::read_optimization(s / "part.h5");
+  // The unfinished run is at part.h5.part; part.h5 appears only when the run is complete.
+  CHECK_FALSE(std::filesystem::exists(s / "part.h5"));
+  const auto b = opt::read_optimization(io::unfinished_path(s / "part.h5"));
   CHECK_FALSE(b.finished);
   REQUIRE(b.history.size() > 0);
   REQUIRE(b.history.size() <= 20);
@@ -97,6 +100,7 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
                  Contains(std::to_string(a.history.size() - b.history.size()) + " new"));
   const auto c = opt::read_optimization(s / "part.h5");
   REQUIRE(c.finished);
+  CHECK_FALSE(std::filesystem::exists(io::unfinished_path(s / "part.h5")));
   REQUIRE(c.history.size() == a.history.size());
   for (std::size_t i = 0; i < a.history.size(); ++i) {
     CHECK(same(a.history[i].x, c.history[i].x));
@@ -104,6 +108,13 @@ TEST_CASE("optimize prints the best design, writes the history and resumes by re
     CHECK(same(a.history[i].value.constraints, c.history[i].value.constraints));
   }
   CHECK(c.best_x == a.best_x);
+
+  // A forced new run that is interrupted leaves the finished result as it was.
+  const auto forced = run_cli("optimize " + study + " -o " + (s / "part.h5") + " -j 1 --max-new 5 --force");
+  CHECK(forced.exit_code == 130);
+  const auto kept = opt::read_optimization(s / "part.h5");
+  CHECK(kept.finished);
+  CHECK(kept.history.size() == a.history.size());
 
   // A resume of another study is refused.
   std::ofstream(study, std::ios::app) << "# changed\n";

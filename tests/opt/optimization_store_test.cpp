@@ -1,4 +1,5 @@
 // The optimisation file: history readable while written, results at the end.
+#include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/opt/optimization_store.hpp"
 
 #include <unistd.h>
@@ -54,8 +55,9 @@ TEST_CASE("optimisation files keep every evaluation, readable before the run fin
   writer.append(first);
   writer.append(std::vector<opt::evaluation_record>{record(1, 2.25)});
   CHECK(writer.rows() == 3);
-  // Read while the writer still has it open.
-  const auto open = opt::read_optimization(path);
+  // Read while the writer still has it open: the unfinished run is at path + ".part".
+  CHECK_FALSE(std::filesystem::exists(path));
+  const auto open = opt::read_optimization(io::unfinished_path(path));
   CHECK_FALSE(open.finished);
   REQUIRE(open.history.size() == 3);
   const auto& r = open.history[1];
@@ -92,6 +94,7 @@ TEST_CASE("optimisation files keep every evaluation, readable before the run fin
   writer.finish(result, "2026-01-01T00:00:00Z");
   const auto done = opt::read_optimization(path);
   CHECK(done.finished);
+  CHECK_FALSE(std::filesystem::exists(io::unfinished_path(path)));
   CHECK(done.history.size() == 3);
   CHECK(done.regret == result.regret);
   CHECK(done.best_x(1, 1) == 3.25);

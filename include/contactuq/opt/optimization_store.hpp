@@ -52,7 +52,9 @@ struct optimization_schema {
 
 class optimization_writer {
  public:
-  // Creates the file at `path` (replacing one there) with no history yet.
+  // Creates the file of a run whose result is `path`, with no history yet. Until finish() it is
+  // written at io::unfinished_path(path) (path + ".part"), so a file at `path` stays as it was
+  // until the new result is complete; an interrupted run leaves the .part file for --resume.
   static optimization_writer create(const std::filesystem::path& path,
                                     const optimization_schema& schema);
   optimization_writer(optimization_writer&&) noexcept;
@@ -63,7 +65,7 @@ class optimization_writer {
   // Appends records to the history and flushes them; throws std::invalid_argument for a record
   // of the wrong shape.
   void append(std::span<const opt::evaluation_record> records);
-  // Writes /results and the end time and closes the file (on a copy renamed over it).
+  // Writes /results and the end time on a copy, renames it to `path` and removes the .part file.
   void finish(const opt::epistemic_result& result, std::string_view end_time);
 
  private:
