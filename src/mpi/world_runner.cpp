@@ -303,7 +303,12 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
   if (n > study.rows() || options.first > n)
     throw std::invalid_argument(fmt::format("world_runner: samples [{}, {}) of {}", options.first, n, study.rows()));
   const int ranks = session_.size();
-  const std::size_t rows = options.block_size;
+  // Blocks of whole chunks, compressed where they are evaluated; a plan of fewer than 32 such
+  // blocks per rank (a few costly samples of uneven cost: pin-slot) is cut finer, so that the
+  // work spreads over every rank, and rank 0's writer compresses those blocks itself.
+  const std::size_t share = (n - options.first + 32 * static_cast<std::size_t>(ranks) - 1) /
+                            (32 * static_cast<std::size_t>(ranks));
+  const std::size_t rows = std::max<std::size_t>(1, std::min(options.block_size, share));
   const bool abort_on_failure = study.sampling.failures == study::failure_policy::abort;
 
   // Every rank reads the study; until each has answered (ready or error) none may be told it is over.
@@ -440,7 +445,11 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
       const std::size_t held = w == 0 ? local.in_flight() : r.in_flight;
       if (r.per_request == 0 || held > r.per_request) continue;  // up to two requests: one queued
       if ((next - summary.completed) / rows + r.per_request > 4 * capacity + 64) break;
-      const std::size_t count = std::min(r.per_request, (n - next + rows - 1) / rows);
+      // Never more than a share of what is left (guided self-scheduling): a small plan of costly
+      // samples (pin-slot) still spreads over every rank, and the last blocks go out one by one.
+      const std::size_t left = (n - next + rows - 1) / rows;
+      const std::size_t count =
+          std::min({r.per_request, left, std::max<std::size_t>(1, left / (2 * static_cast<std::size_t>(ranks)))});
       if (count == 0) break;
       if (w == 0) {
         for (std::size_t k = 0; k < count; ++k) local.submit(next + k * rows, std::min(rows, n - (next + k * rows)));
