@@ -2,13 +2,13 @@
 // Sampling studies over the ranks of an MPI job (`mpirun -n R contactuq run STUDY -o FILE`).
 //
 // Rank 0 runs the command as a single process would: it reads the study, opens the result file
-// and hands blocks of whole chunks to every rank, itself included, as each asks for more work
-// (dynamic load balancing: samples of pin-slot or switch studies vary in cost). The other ranks
-// read the same study, sample the same inputs, evaluate their blocks with TBB and compress them
-// as the writer would; rank 0 puts the blocks in order and writes them. So the file is the one a
-// single process writes, bit for bit, whatever the number of ranks, threads and the order in
-// which blocks come back; it resumes like any other after a killed job. Only rank 0's thread
-// that runs the command calls MPI (MPI_THREAD_FUNNELED).
+// and hands blocks of whole chunks (finer for a small plan) to every rank, itself included, as
+// each asks for more work (dynamic load balancing: samples of pin-slot or switch studies vary in
+// cost). The other ranks read the same study, sample the same inputs, evaluate their blocks with
+// TBB and compress them as the writer would; rank 0 puts the blocks in order and writes them.
+// So the file is the one a single process writes, bit for bit, whatever the number of ranks,
+// threads and the order in which blocks come back; it resumes like any other after a killed
+// job. On every rank only the main thread calls MPI (MPI_THREAD_FUNNELED).
 
 #include <cstddef>
 
