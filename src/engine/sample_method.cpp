@@ -71,10 +71,12 @@ void print_failures(const recording_sink& sink, std::FILE* to) {
   if (messages.size() > shown) fmt::print(to, "    ... and {} other messages\n", messages.size() - shown);
 }
 
-// Bytes the run keeps in memory: the input matrix and, for the summary, every scalar output.
+// Bytes the run keeps in memory: for the summary every scalar output, status and message, and
+// the input matrix unless the design's rows are made block by block (study::sample_plan).
 double memory_estimate(const study::ensemble_study& s) {
   const auto n = static_cast<double>(s.rows());
-  return n * (8.0 * static_cast<double>(s.model.inputs().size() + s.model.outputs().size()) + 8.0 + 40.0);
+  const double inputs = study::sample_plan::streams(s) ? 0.0 : static_cast<double>(s.model.inputs().size());
+  return n * (8.0 * (inputs + static_cast<double>(s.model.outputs().size())) + 8.0 + 40.0);
 }
 
 double physical_memory() {
@@ -132,7 +134,7 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
   if (!o.shard.empty()) io::shard_range(io::parse_shard(o.shard), s.rows());  // a bad --shard fails here
   if (o.check_only) return {.kind = s.cases.size() > 1 ? method::nested : method::sample, .output = out, .planned = s.rows()};
   // Before the output is touched: a run that cannot start leaves it as it was.
-  const io::sample_matrix inputs = study::sample_inputs(s);
+  const study::sample_plan inputs(s);
   make_parent(out);
 
   io::ensemble_schema schema = study::ensemble_schema_for(s, doc);

@@ -195,12 +195,12 @@ bool serve_study(const study_message& m) {
   };
   std::optional<io::study_document> doc;
   std::optional<study::ensemble_study> s;
-  io::sample_matrix inputs;
+  std::optional<study::sample_plan> inputs;
   try {
     model::register_builtin_models();
     doc.emplace(io::study_document::parse(m.text, m.file));
     s.emplace(study::read_ensemble_study(*doc));
-    inputs = study::sample_inputs(*s);
+    inputs.emplace(*s);
   } catch (const std::exception& e) {
     error(whole_study, e.what());
     s.reset();
@@ -209,7 +209,7 @@ bool serve_study(const study_message& m) {
   std::optional<study::block_evaluator> evaluate;
   std::optional<local_blocks> local;
   if (s) {
-    evaluate.emplace(*s, inputs);
+    evaluate.emplace(*s, *inputs);
     local.emplace(
         *evaluate,
         [&m](io::ensemble_block& b) {
@@ -296,7 +296,7 @@ int session::serve() {
 }
 
 study::run_summary world_runner::run(const io::study_document& doc, const study::ensemble_study& study,
-                                     const io::sample_matrix& inputs, study::sample_sink& sink,
+                                     const study::sample_plan& inputs, study::sample_sink& sink,
                                      const study::run_options& options) {
   options.validate();
   const std::size_t n = options.end > 0 ? options.end : study.rows();
@@ -347,10 +347,9 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
   // A block back from any rank: kept until the blocks before it are in the sink.
   const auto arrived = [&](study::evaluated_block e, int from) {
     const io::ensemble_block& b = e.block;
-    const auto size = static_cast<Eigen::Index>(b.size());
-    const bool same_inputs =
-        b.first + b.size() <= static_cast<std::size_t>(inputs.rows()) && b.inputs.cols() == inputs.cols() &&
-        b.inputs == inputs.middleRows(static_cast<Eigen::Index>(b.first), size);
+    const bool same_inputs = b.first + b.size() <= inputs.rows() &&
+                             static_cast<std::size_t>(b.inputs.cols()) == inputs.cols() &&
+                             b.inputs == inputs.rows(b.first, b.size());
     if (!same_inputs)
       fail(fmt::format("rank {} sampled other inputs for samples [{}, {}) than rank 0 (a different build of "
                        "contactuq, or another kind of machine?)",

@@ -102,14 +102,12 @@ void run_options::validate() const {
   require(threads <= 65536, "threads", static_cast<double>(threads), "", "in [0, 65536]");
 }
 
-block_evaluator::block_evaluator(const ensemble_study& study, const io::sample_matrix& inputs)
+block_evaluator::block_evaluator(const ensemble_study& study, const sample_plan& inputs)
     : study_(study), inputs_(inputs),
       attempts_(study.sampling.failures == failure_policy::retry ? 1 + study.sampling.retries : 1) {
-  const model::model& m = study.model;
-  if (static_cast<std::size_t>(inputs.rows()) != study.rows() ||
-      static_cast<std::size_t>(inputs.cols()) != m.inputs().size())
+  if (inputs.rows() != study.rows() || inputs.cols() != study.model.inputs().size())
     throw std::invalid_argument(fmt::format("block_evaluator: inputs are {} x {}, the study needs {} x {}",
-                                            inputs.rows(), inputs.cols(), study.rows(), m.inputs().size()));
+                                            inputs.rows(), inputs.cols(), study.rows(), study.model.inputs().size()));
 }
 
 // The model of sample i is its case's; one that is not thread safe gets a clone per thread.
@@ -130,7 +128,7 @@ evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size)
   evaluated_block out;
   io::ensemble_block& b = out.block;
   b = empty_block(study_.model, first, size);
-  b.inputs = inputs_.middleRows(static_cast<Eigen::Index>(first), static_cast<Eigen::Index>(size));
+  b.inputs = inputs_.rows(first, size);
   std::vector<sample_result> results(size);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, size, 1), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t r = range.begin(); r < range.end(); ++r) {
@@ -148,6 +146,11 @@ evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size)
 }
 
 run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,
+                         const run_options& options) {
+  return run_ensemble(study, sample_plan(study, inputs), sink, options);
+}
+
+run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs, sample_sink& sink,
                          const run_options& options) {
   options.validate();
   const std::size_t rows = study.rows();

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
+#include <stdexcept>
 
 #include "contactuq/model/registry.hpp"
 #include "contactuq/uq/random.hpp"
@@ -371,7 +373,30 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
   return study;
 }
 
-io::sample_matrix sample_inputs(const ensemble_study& study) {
+namespace {
+
+// Rows of case c for aleatoric points whose values are the rows of x: every input's fixed or
+// design value, the aleatoric columns from x, the case's epistemic choices.
+void fill_case_rows(Eigen::Ref<io::sample_matrix> block, const ensemble_study& study, std::span<const std::size_t> aleatoric,
+                    std::size_t c, const Eigen::MatrixXd& x) {
+  for (std::size_t i = 0; i < study.inputs.size(); ++i)
+    block.col(static_cast<Eigen::Index>(i)).setConstant(study.inputs[i].value);
+  for (std::size_t k = 0; k < aleatoric.size(); ++k)
+    block.col(static_cast<Eigen::Index>(aleatoric[k])) = x.col(static_cast<Eigen::Index>(k));
+  for (std::size_t p = 0; p < study.epistemic.size() && !study.cases.empty(); ++p) {
+    const epistemic_parameter& e = study.epistemic[p];
+    if (!e.model_key) block.col(static_cast<Eigen::Index>(e.input)).setConstant(e.values[study.cases[c].choice[p]]);
+  }
+}
+
+std::vector<uq::distribution> aleatoric_distributions(const ensemble_study& study) {
+  std::vector<uq::distribution> dists;
+  for (std::size_t j : study.aleatoric()) dists.push_back(*study.inputs[j].distribution);
+  return dists;
+}
+
+// The whole matrix, for designs whose rows cannot be made alone.
+io::sample_matrix whole_inputs(const ensemble_study& study) {
   const auto aleatoric = study.aleatoric();
   const std::size_t n = study.per_case();
   Eigen::MatrixXd u = study.sampling.sobol
@@ -389,23 +414,54 @@ io::sample_matrix sample_inputs(const ensemble_study& study) {
       u.middleRows(first, m) = uq::impose_rank_correlation(u.middleRows(first, m), study.sampling.rank_correlation, seed);
     }
   }
-  std::vector<uq::distribution> dists;
-  for (std::size_t j : aleatoric) dists.push_back(*study.inputs[j].distribution);
-  const Eigen::MatrixXd x = uq::map_to_inputs(u, dists);
+  const Eigen::MatrixXd x = uq::map_to_inputs(u, aleatoric_distributions(study));
 
   const auto rows = static_cast<Eigen::Index>(n);
   io::sample_matrix out(static_cast<Eigen::Index>(study.rows()), static_cast<Eigen::Index>(study.inputs.size()));
-  for (std::size_t c = 0; c < std::max<std::size_t>(study.cases.size(), 1); ++c) {
-    auto block = out.middleRows(static_cast<Eigen::Index>(c) * rows, rows);
-    for (std::size_t i = 0; i < study.inputs.size(); ++i)
-      block.col(static_cast<Eigen::Index>(i)).setConstant(study.inputs[i].value);
-    for (std::size_t k = 0; k < aleatoric.size(); ++k)
-      block.col(static_cast<Eigen::Index>(aleatoric[k])) = x.col(static_cast<Eigen::Index>(k));
-    for (std::size_t p = 0; p < study.epistemic.size() && !study.cases.empty(); ++p) {
-      const epistemic_parameter& e = study.epistemic[p];
-      if (!e.model_key)
-        block.col(static_cast<Eigen::Index>(e.input)).setConstant(e.values[study.cases[c].choice[p]]);
-    }
+  for (std::size_t c = 0; c < std::max<std::size_t>(study.cases.size(), 1); ++c)
+    fill_case_rows(out.middleRows(static_cast<Eigen::Index>(c) * rows, rows), study, aleatoric, c, x);
+  return out;
+}
+
+}  // namespace
+
+io::sample_matrix sample_inputs(const ensemble_study& study) {
+  return sample_plan::streams(study) ? sample_plan(study).rows(0, study.rows()) : whole_inputs(study);
+}
+
+bool sample_plan::streams(const ensemble_study& study) {
+  return uq::has_row_access(study.sampling.design.kind) && !study.sampling.sobol &&
+         study.sampling.rank_correlation.size() == 0;
+}
+
+sample_plan::sample_plan(const ensemble_study& study)
+    : study_(&study), rows_(study.rows()), aleatoric_(study.aleatoric()), distributions_(aleatoric_distributions(study)) {
+  if (!streams(study)) whole_ = whole_inputs(study);
+}
+
+sample_plan::sample_plan(const ensemble_study& study, const io::sample_matrix& given)
+    : study_(&study), rows_(study.rows()), given_(&given) {
+  if (static_cast<std::size_t>(given.rows()) != study.rows() || static_cast<std::size_t>(given.cols()) != study.inputs.size())
+    throw std::invalid_argument(fmt::format("sample_plan: inputs are {} x {}, the study needs {} x {}", given.rows(),
+                                            given.cols(), study.rows(), study.inputs.size()));
+}
+
+io::sample_matrix sample_plan::rows(std::size_t first, std::size_t count) const {
+  if (first > rows_ || count > rows_ - first)
+    throw std::out_of_range(fmt::format("sample_plan: rows [{}, {}) of {}", first, first + count, rows_));
+  const auto from = static_cast<Eigen::Index>(first), size = static_cast<Eigen::Index>(count);
+  if (given_) return given_->middleRows(from, size);
+  if (whole_) return whole_->middleRows(from, size);
+  // Case by case: row r is point r % n of case r / n.
+  const std::size_t n = study_->per_case();
+  io::sample_matrix out(size, static_cast<Eigen::Index>(cols()));
+  for (std::size_t r = first; r < first + count;) {
+    const std::size_t c = r / n, point = r % n, take = std::min(n - point, first + count - r);
+    const Eigen::MatrixXd u =
+        uq::rows_of_unit_design(n, aleatoric_.size(), study_->sampling.design, point, take);
+    fill_case_rows(out.middleRows(static_cast<Eigen::Index>(r - first), static_cast<Eigen::Index>(take)), *study_,
+                   aleatoric_, c, uq::map_to_inputs(u, distributions_));
+    r += take;
   }
   return out;
 }

@@ -245,24 +245,26 @@ std::uint64_t prime(std::size_t j) {
   return primes[j];
 }
 
-// Columns of a QMC design: for each replicate r, rows r m .. r m + m - 1 are points 0..m-1 of
-// scramble (seed, qmc_scramble, r) of column j (header).
-void quasi_monte_carlo_design(Eigen::MatrixXd& u, const design_options& options) {
-  const auto n = static_cast<std::size_t>(u.rows());
+// Rows [first, first + count) of a QMC design: for each replicate r, rows r m .. r m + m - 1
+// are points 0..m-1 of scramble (seed, qmc_scramble, r) of column j (header).
+void quasi_monte_carlo_rows(Eigen::Ref<Eigen::MatrixXd> u, std::size_t n, const design_options& options,
+                            std::size_t first) {
   if (n % options.replicates != 0)
     throw parameter_error("replicates", fmt::format("samples = {} is no multiple of replicates = {}", n,
                                                     options.replicates));
-  const std::size_t m = n / options.replicates;
-  std::vector<double> column(m);
-  for (std::size_t r = 0; r < options.replicates; ++r) {
+  const std::size_t m = n / options.replicates, end = first + static_cast<std::size_t>(u.rows());
+  std::vector<double> column;
+  for (std::size_t r = first / m; r * m < end; ++r) {
+    const std::size_t from = std::max(first, r * m), to = std::min(end, (r + 1) * m);  // rows of replicate r
+    column.resize(to - from);
     const std::uint64_t replicate_key = derive_seed(options.seed, stream_purpose::qmc_scramble, r);
     for (Eigen::Index j = 0; j < u.cols(); ++j) {
       const std::uint64_t key = mix64(replicate_key ^ mix64(static_cast<std::uint64_t>(j)));
       if (options.kind == design_kind::sobol)
-        scrambled_sobol_column(column, 0, static_cast<std::size_t>(j), key);
+        scrambled_sobol_column(column, from - r * m, static_cast<std::size_t>(j), key);
       else
-        scrambled_halton_column(column, 0, static_cast<std::size_t>(j), key);
-      for (std::size_t i = 0; i < m; ++i) u(static_cast<Eigen::Index>(r * m + i), j) = column[i];
+        scrambled_halton_column(column, from - r * m, static_cast<std::size_t>(j), key);
+      for (std::size_t i = from; i < to; ++i) u(static_cast<Eigen::Index>(i - first), j) = column[i - from];
     }
   }
 }
@@ -339,21 +341,33 @@ Eigen::RowVectorXd monte_carlo_row(std::uint64_t seed, std::size_t i, std::size_
 }
 
 Eigen::MatrixXd unit_design(std::size_t n, std::size_t d, const design_options& options) {
+  if (has_row_access(options.kind)) return rows_of_unit_design(n, d, options, 0, n);
   options.validate();
   check_size(n, d);
   Eigen::MatrixXd u(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(d));
-  if (options.kind == design_kind::monte_carlo) {
-    for (std::size_t i = 0; i < n; ++i) {
-      u.row(static_cast<Eigen::Index>(i)) = monte_carlo_row(options.seed, i, d);
-    }
-    return u;
-  }
-  if (is_quasi_monte_carlo(options.kind)) {
-    quasi_monte_carlo_design(u, options);
-    return u;
-  }
   for (std::size_t j = 0; j < d; ++j) latin_hypercube_column(u, j, options);
   if (options.kind == design_kind::maximin_latin_hypercube) maximin_optimise(u, options);
+  return u;
+}
+
+bool has_row_access(design_kind kind) noexcept {
+  return kind == design_kind::monte_carlo || is_quasi_monte_carlo(kind);
+}
+
+Eigen::MatrixXd rows_of_unit_design(std::size_t n, std::size_t d, const design_options& options, std::size_t first,
+                                    std::size_t count) {
+  options.validate();
+  check_size(n, d);
+  if (!has_row_access(options.kind))
+    throw parameter_error("design", fmt::format("rows of a {} design cannot be made alone", to_string(options.kind)));
+  if (first > n || count > n - first)
+    throw parameter_error("rows", fmt::format("rows [{}, {}) of a design of {} rows", first, first + count, n));
+  Eigen::MatrixXd u(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(d));
+  if (options.kind == design_kind::monte_carlo) {
+    for (std::size_t i = 0; i < count; ++i) u.row(static_cast<Eigen::Index>(i)) = monte_carlo_row(options.seed, first + i, d);
+  } else {
+    quasi_monte_carlo_rows(u, n, options, first);
+  }
   return u;
 }
 

@@ -226,3 +226,13 @@ TEST_CASE("RQMC options are checked", "[ensemble_study][qmc]") {
   CHECK(pf.sampling.design.replicates == 1);
   CHECK(pf.sampling.sobol);
 }
+
+TEST_CASE("rank correlation and pick-freeze designs are sampled whole", "[ensemble_study][plan]") {
+  // The quickstart correlates K and theta0: Iman-Conover reorders whole replicates.
+  const ensemble_study correlated = quickstart({{"design = \"latin_hypercube\"", "design = \"monte_carlo\""}});
+  CHECK_FALSE(sample_plan::streams(correlated));
+  CHECK(sample_plan(correlated).rows(990, 10) == sample_inputs(correlated).bottomRows(10));
+  const ensemble_study independent = quickstart(
+      {{"design = \"latin_hypercube\"", "design = \"monte_carlo\""}, {"[[sampling.correlation]]\nbetween = [\"K\", \"theta0\"]\nrho = 0.3\n", ""}});
+  CHECK(sample_plan::streams(independent));
+}

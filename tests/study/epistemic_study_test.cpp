@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "contactuq/model/registry.hpp"
 #include "contactuq/study/ensemble_runner.hpp"
@@ -133,4 +135,42 @@ TEST_CASE("a bad epistemic choice of a [model] key is reported at the choices", 
   }
   CHECK_THROWS_WITH(read(base + "\n[parameters.law]\nrole = \"fixed\"\nvalue = 1\n"),
                     Contains("not an input of model offset_test") && Contains("epistemic"));
+}
+
+TEST_CASE("a sample plan makes Monte Carlo and RQMC rows block by block, bit for bit", "[ensemble_study][plan]") {
+  const std::string design = GENERATE("monte_carlo", "sobol", "halton", "latin_hypercube");
+  INFO(design);
+  std::string text = base + R"(
+[parameters.law]
+role = "epistemic"
+choices = ["a", "b"]
+
+[parameters.s]
+role = "epistemic"
+choices = [1, 2, 3]
+)";
+  const bool qmc = design == "sobol" || design == "halton";
+  text.replace(text.find("samples = 40"), 12, "samples = 40\ndesign = \"" + design + "\"" + (qmc ? "\nreplicates = 4" : ""));
+  const ensemble_study s = read(text);
+  const sample_plan plan(s);
+  CHECK(plan.streamed() == (design != "latin_hypercube"));
+  REQUIRE(plan.rows() == 240);
+  const io::sample_matrix whole = sample_inputs(s);
+  // Blocks inside a replicate, across replicates (every 10 rows) and across cases (every 40).
+  for (const auto& [first, count] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {0, 240}, {0, 1}, {5, 10}, {38, 5}, {39, 122}, {200, 40}, {239, 1}}) {
+    INFO(first << " + " << count);
+    CHECK(plan.rows(first, count) ==
+          whole.middleRows(static_cast<Eigen::Index>(first), static_cast<Eigen::Index>(count)));
+  }
+  CHECK_THROWS(plan.rows(200, 41));
+  // Evaluated from the plan or from the whole matrix: the same blocks.
+  memory_sink streamed, given;
+  run_options o;
+  o.threads = 2;
+  o.block_size = 16;
+  run_ensemble(s, plan, streamed, o);
+  run_ensemble(s, whole, given, o);
+  CHECK(streamed.samples().inputs == given.samples().inputs);
+  CHECK(streamed.samples().outputs == given.samples().outputs);
 }

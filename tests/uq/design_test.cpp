@@ -362,3 +362,26 @@ TEST_CASE("QMC replicates that do not divide N, and replicates of other designs,
   CHECK(parse_design_kind("halton") == design_kind::halton);
   CHECK_THROWS_WITH(parse_design_kind("niederreiter"), Contains("sobol, halton"));
 }
+
+TEST_CASE("rows of Monte Carlo and RQMC designs are made alone, bit for bit", "[uq][design]") {
+  const auto kind = GENERATE(design_kind::monte_carlo, design_kind::sobol, design_kind::halton);
+  INFO(to_string(kind));
+  const std::size_t replicates = kind == design_kind::monte_carlo ? 1 : 4;
+  const design_options options{.kind = kind, .seed = 31, .replicates = replicates};
+  CHECK(has_row_access(kind));
+  const Eigen::MatrixXd whole = unit_design(400, 5, options);
+  // Ranges inside one replicate, across replicate boundaries (every 100 rows), and all of it.
+  for (const auto& [first, count] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {0, 1}, {7, 50}, {99, 2}, {95, 210}, {300, 100}, {399, 1}, {0, 400}, {123, 0}}) {
+    INFO(first << " + " << count);
+    CHECK(identical(rows_of_unit_design(400, 5, options, first, count),
+                    whole.middleRows(static_cast<Eigen::Index>(first), static_cast<Eigen::Index>(count))));
+  }
+  CHECK_THROWS_AS(rows_of_unit_design(400, 5, options, 350, 51), contactuq::parameter_error);
+}
+
+TEST_CASE("rows of a Latin hypercube cannot be made alone", "[uq][design]") {
+  const auto kind = GENERATE(design_kind::latin_hypercube, design_kind::maximin_latin_hypercube);
+  CHECK_FALSE(has_row_access(kind));
+  CHECK_THROWS_WITH(rows_of_unit_design(10, 2, {.kind = kind}, 0, 5), Contains("cannot be made alone"));
+}

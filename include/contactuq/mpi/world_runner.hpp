@@ -50,7 +50,7 @@ class world_runner : public study::ensemble_executor {
   explicit world_runner(const session& s) : session_(s) {}
   std::size_t processes() const override { return static_cast<std::size_t>(session_.size()); }
   study::run_summary run(const io::study_document& doc, const study::ensemble_study& study,
-                         const io::sample_matrix& inputs, study::sample_sink& sink,
+                         const study::sample_plan& inputs, study::sample_sink& sink,
                          const study::run_options& options) override;
 
  private:

@@ -96,22 +96,26 @@ struct evaluated_block {
 // may be evaluated at once from different threads. `study` and `inputs` must outlive it.
 class block_evaluator {
  public:
-  block_evaluator(const ensemble_study& study, const io::sample_matrix& inputs);
+  block_evaluator(const ensemble_study& study, const sample_plan& inputs);
   // Samples [first, first + size), under the study's failure policy (retries included).
   evaluated_block operator()(std::size_t first, std::size_t size) const;
 
  private:
   const model::model& model_for(std::size_t sample) const;
   const ensemble_study& study_;
-  const io::sample_matrix& inputs_;
+  const sample_plan& inputs_;
   int attempts_ = 1;
   // Per worker thread, a clone of each case's model that is not thread safe.
   mutable tbb::enumerable_thread_specific<std::vector<std::optional<model::model>>> clones_;
 };
 
-// Evaluates samples [options.first, options.end or N) of `study` with model inputs `inputs` (sample_inputs(
-// study), N x inputs) and hands them to `sink`. Blocks of block_size samples from `first`
-// (the last one shorter): with the same options, the sink sees the same blocks.
+// Evaluates samples [options.first, options.end or N) of `study` with model inputs `inputs` (the
+// study's sample_plan; each block's rows are made where it is evaluated) and hands them to `sink`.
+// Blocks of block_size samples from `first` (the last one shorter): with the same options, the
+// sink sees the same blocks.
+run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs, sample_sink& sink,
+                         const run_options& options = {});
+// The same with the inputs given whole (sample_inputs(study), N x inputs).
 run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,
                          const run_options& options = {});
 
@@ -122,7 +126,7 @@ class ensemble_executor {
   virtual ~ensemble_executor() = default;
   virtual std::size_t processes() const = 0;  ///< recorded in the result file (mpi_ranks)
   // `doc` is the study's document, `study` read from it: other processes read it again.
-  virtual run_summary run(const io::study_document& doc, const ensemble_study& study, const io::sample_matrix& inputs,
+  virtual run_summary run(const io::study_document& doc, const ensemble_study& study, const sample_plan& inputs,
                           sample_sink& sink, const run_options& options) = 0;
 };
 

@@ -138,4 +138,32 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
 // value. A pure function of the study.
 io::sample_matrix sample_inputs(const ensemble_study& study);
 
+// The rows of sample_inputs(study), a block at a time. Where the design allows it (Monte Carlo,
+// Sobol' and Halton points, without rank correlation or a pick-freeze design) rows are made when
+// asked for, so the inputs of a plan of 10^9 samples never exist at once; otherwise (a Latin
+// hypercube permutes whole columns, Iman–Conover reorders whole replicates) the matrix is sampled
+// once, whole. `study` (and `given`) must outlive the plan.
+class sample_plan {
+ public:
+  explicit sample_plan(const ensemble_study& study);
+  // Rows of `given` (study.rows() x inputs) instead of the study's own: tests and benchmarks.
+  sample_plan(const ensemble_study& study, const io::sample_matrix& given);
+
+  // Whether rows(study) can be made alone: the plan of `study` is then streamed.
+  static bool streams(const ensemble_study& study);
+  bool streamed() const noexcept { return !whole_ && !given_; }
+  std::size_t rows() const noexcept { return rows_; }
+  std::size_t cols() const noexcept { return study_->inputs.size(); }
+  // Rows [first, first + count) of sample_inputs(study), bit for bit; first + count <= rows().
+  io::sample_matrix rows(std::size_t first, std::size_t count) const;
+
+ private:
+  const ensemble_study* study_;
+  std::size_t rows_;
+  std::vector<std::size_t> aleatoric_;
+  std::vector<uq::distribution> distributions_;
+  std::optional<io::sample_matrix> whole_;
+  const io::sample_matrix* given_ = nullptr;
+};
+
 }  // namespace contactuq::study

@@ -92,6 +92,15 @@ stratum_position parse_stratum_position(std::string_view name);
 // The N x d design of uniforms in (0, 1). n >= 1, d >= 1 (parameter_error otherwise).
 Eigen::MatrixXd unit_design(std::size_t n, std::size_t d, const design_options& options);
 
+// Whether rows of the design can be made alone (rows_of_unit_design): Monte Carlo rows and
+// scrambled Sobol' and Halton points can; a Latin hypercube is a permutation of the whole column.
+bool has_row_access(design_kind kind) noexcept;
+
+// Rows [first, first + count) of unit_design(n, d, options), bit for bit, without making the
+// others; for designs with has_row_access only (parameter_error otherwise). first + count <= n.
+Eigen::MatrixXd rows_of_unit_design(std::size_t n, std::size_t d, const design_options& options, std::size_t first,
+                                    std::size_t count);
+
 // Row i of the Monte Carlo design with this seed and d columns: equal, bit for bit, to row i of
 // unit_design(n, d, {kind = monte_carlo, seed}) for every n > i.
 Eigen::RowVectorXd monte_carlo_row(std::uint64_t seed, std::size_t i, std::size_t d);
