@@ -47,8 +47,8 @@ method inferred_method(const io::study_table& root, std::optional<method> fallba
 run_result run_method(method m, const io::study_document& doc, const run_options& options,
                       const std::filesystem::path& out);
 
-// Runs the method with its stop flag also raised when options.time_limit seconds have passed
-// (a watcher polls both every 20 ms; the methods check the flag between blocks).
+// Runs the method with its stop and cancel flags also raised when options.time_limit seconds
+// have passed (a watcher polls every 20 ms; samples check cancel before they start).
 run_result run_with_deadline(method m, const io::study_document& doc, const run_options& options,
                              const std::filesystem::path& out) {
   if (!std::isfinite(options.time_limit) || options.time_limit > 1e9)
@@ -64,6 +64,7 @@ run_result run_with_deadline(method m, const io::study_document& doc, const run_
   });
   run_options limited = options;
   limited.stop = &stop;
+  limited.cancel = &expired;
   run_result r;
   try {
     r = run_method(m, doc, limited, out);

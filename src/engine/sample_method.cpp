@@ -178,9 +178,11 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
   study::run_options ro;
   ro.threads = o.threads;
   ro.block_size = writer.chunk_rows();  // whole chunks: each is compressed once
+  ro.first_block = writer.chunk_rows() - writer.completed() % writer.chunk_rows();  // after a cut-short block
   ro.first = range.first + writer.completed();
   ro.end = range.second;
   ro.stop = o.stop;
+  ro.cancel = o.cancel;
   ro.progress = o.progress;
   const study::run_summary result =
       o.executor ? o.executor->run(doc, s, inputs, sink, ro) : study::run_ensemble(s, inputs, sink, ro);

@@ -36,7 +36,18 @@ io::ensemble_block empty_block(const model::model& m, std::size_t first, std::si
 struct sample_result {
   bool failed = false;
   bool retried = false;
+  bool done = false;  // false: not run (cancelled)
 };
+
+// The first `rows` samples of a block.
+void keep_first(io::ensemble_block& b, std::size_t rows) {
+  const auto r = static_cast<Eigen::Index>(rows);
+  b.inputs.conservativeResize(r, Eigen::NoChange);
+  b.outputs.conservativeResize(r, Eigen::NoChange);
+  for (auto& c : b.curves) c.conservativeResize(r, Eigen::NoChange);
+  b.status.resize(rows);
+  b.messages.resize(rows);
+}
 
 // Evaluates sample r of the block with `m`, writing its row; never throws.
 sample_result evaluate_sample(const model::model& m, const std::vector<std::size_t>& columns,
@@ -121,7 +132,8 @@ const model::model& block_evaluator::model_for(std::size_t i) const {
   return *local[c];
 }
 
-evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size) const {
+evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size,
+                                            const std::atomic<bool>* cancel) const {
   require(first + size <= study_.rows(), "block end", static_cast<double>(first + size), "",
           "<= the number of samples");
   static const std::vector<std::size_t> no_columns;
@@ -130,14 +142,25 @@ evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size)
   b = empty_block(study_.model, first, size);
   b.inputs = inputs_.rows(first, size);
   std::vector<sample_result> results(size);
+  std::atomic<bool> cancelled = false;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, size, 1), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t r = range.begin(); r < range.end(); ++r) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) {
+        cancelled = true;
+        return;
+      }
       const std::size_t i = first + r;
       const auto& columns = study_.cases.empty() ? no_columns : study_.cases[i / study_.per_case()].input_columns;
       results[r] = evaluate_sample(model_for(i), columns, b, static_cast<Eigen::Index>(r), attempts_);
+      results[r].done = true;
     }
   });
-  for (std::size_t r = 0; r < size; ++r) {
+  // A cancelled block keeps the samples before its first one not run.
+  out.cancelled = cancelled;
+  const std::size_t kept = static_cast<std::size_t>(
+      std::find_if(results.begin(), results.end(), [](const sample_result& r) { return !r.done; }) - results.begin());
+  if (kept < size) keep_first(b, kept);
+  for (std::size_t r = 0; r < kept; ++r) {
     out.failed += results[r].failed;
     out.retried += results[r].retried;
     if (results[r].failed && !out.first_failure) out.first_failure = r;
@@ -169,32 +192,40 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
   summary.first = summary.completed = options.first;
   std::size_t next = options.first;
   std::atomic<bool> aborting = false;
+  bool cancelled = false;  // a block was cancelled: nothing more reaches the sink
   using range = std::pair<std::size_t, std::size_t>;  // first, size
 
   tbb::parallel_pipeline(
       2 * workers + 1,
       tbb::make_filter<void, range>(tbb::filter_mode::serial_in_order,
                                     [&](tbb::flow_control& fc) -> range {
-                                      if (next >= n || aborting.load() || (options.stop && options.stop->load())) {
+                                      if (next >= n || aborting.load() || (options.stop && options.stop->load()) ||
+                                          (options.cancel && options.cancel->load())) {
                                         fc.stop();
                                         return {};
                                       }
-                                      const range r{next, std::min(options.block_size, n - next)};
+                                      const std::size_t size = next == options.first && options.first_block > 0
+                                                                   ? options.first_block
+                                                                   : options.block_size;
+                                      const range r{next, std::min(size, n - next)};
                                       next += r.second;
                                       return r;
                                     }) &
           tbb::make_filter<range, std::shared_ptr<evaluated_block>>(
               tbb::filter_mode::parallel,
               [&](range r) {
-                auto e = std::make_shared<evaluated_block>(evaluate(r.first, r.second));
-                sink.prepare(e->block);
+                auto e = std::make_shared<evaluated_block>(evaluate(r.first, r.second, options.cancel));
+                if (e->block.size() > 0) sink.prepare(e->block);
                 return e;
               }) &
           tbb::make_filter<std::shared_ptr<evaluated_block>, void>(
               tbb::filter_mode::serial_in_order, [&](const std::shared_ptr<evaluated_block>& e) {
                 // After an abort, blocks already in flight are dropped: what reaches the sink does
-                // not depend on timing.
-                if (summary.aborted) return;
+                // not depend on timing. A cancelled block hands on what it finished; the blocks
+                // behind it are dropped.
+                if (summary.aborted || cancelled) return;
+                cancelled = e->cancelled;
+                if (e->block.size() == 0) return;
                 sink.append(e->block);
                 summary.completed = e->block.first + e->block.size();
                 summary.failed += e->failed;

@@ -85,6 +85,21 @@ struct single_threaded_square {
   }
 };
 
+// x squared; raises `cancel` at its `after`-th evaluation, as a time limit would.
+struct cancelling_square {
+  std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
+  std::atomic<bool>* cancel = nullptr;
+  int after = 0;
+  std::vector<model::variable> inputs() const { return {{"x", units::length, 1.0}}; }
+  std::vector<model::variable> outputs() const { return {{"y", units::length * units::length}}; }
+  bool thread_safe() const { return true; }
+  model::evaluation evaluate(std::span<const double> x) const {
+    if (calls->fetch_add(1) + 1 == after) *cancel = true;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    return {{x[0] * x[0]}, {}};
+  }
+};
+
 }  // namespace
 
 TEST_CASE("every sample equals the model evaluated at its inputs", "[ensemble_runner]") {
@@ -186,6 +201,43 @@ TEST_CASE("a stop request starts no new block", "[ensemble_runner]") {
   CHECK(summary.stopped);
   CHECK(summary.completed == 10);
   CHECK(sink.samples().size() == 0);
+}
+
+TEST_CASE("a cancel request drops the blocks in flight: no sample starts after it", "[ensemble_runner]") {
+  std::atomic<bool> cancel = false;
+  cancelling_square model{.cancel = &cancel, .after = 70};
+  const auto calls = model.calls;
+  ensemble_study s{"", model::model(model), {{"x", "m", io::input_role::aleatoric, 0.0, uq::make_uniform(1.0, 2.0)}},
+                   {}, {}, {}};
+  s.sampling.samples = 1000;
+  run_options o = opts(2, 32);
+  o.cancel = &cancel;
+  memory_sink sink;
+  const run_summary summary = run_ensemble(s, sample_inputs(s), sink, o);
+  CHECK(summary.stopped);
+  CHECK_FALSE(summary.aborted);
+  // Samples already running when it came finish; none starts after it (2 threads).
+  CHECK(calls->load() <= 70 + 2);
+  // The sink has every sample up to the first one not run, in order, and nothing after.
+  CHECK(summary.completed >= 32);
+  CHECK(summary.completed <= 72);
+  const io::ensemble_block& b = sink.samples();
+  CHECK(b.size() == summary.completed);
+  CHECK(std::count(b.status.begin(), b.status.end(), 0) == static_cast<std::ptrdiff_t>(summary.completed));
+  CHECK(b.outputs.col(0) == b.inputs.col(0).array().square().matrix());
+}
+
+TEST_CASE("the first block can be shorter: a resumed run realigns with its file's chunks", "[ensemble_runner]") {
+  struct block_sizes : sample_sink {
+    std::vector<std::size_t> sizes;
+    void append(const io::ensemble_block& b) override { sizes.push_back(b.size()); }
+  };
+  const ensemble_study s = small_study();
+  run_options o = opts(2, 16, 3);
+  o.first_block = 13;
+  block_sizes sink;
+  run_ensemble(s, sample_inputs(s), sink, o);
+  CHECK(sink.sizes == std::vector<std::size_t>{13, 16, 8});
 }
 
 TEST_CASE("models that are not thread safe are evaluated on per-thread clones", "[ensemble_runner]") {

@@ -66,8 +66,12 @@ struct run_options {
   std::optional<method> fallback;  ///< the method of a study that neither names nor implies one
   std::string build_commit;      ///< the front end's git commit, stored in ensemble metadata
   const std::atomic<bool>* stop = nullptr;  ///< set to true to stop cleanly (an interrupted run)
+  // Set with stop to also drop the samples in flight (a sample or nested study in one process:
+  // the blocks not finished are evaluated again on resume) instead of finishing them.
+  const std::atomic<bool>* cancel = nullptr;
   // Seconds after which a sample, nested or optimize run stops cleanly, as if interrupted
   // (resumable, exit code 130): a cluster job's wall time, or a bound on any run. 0: none.
+  // Samples in flight are dropped (cancel), so the run ends within about one sample's time.
   double time_limit = 0.0;
   // Progress of long methods: cases (or evaluations) done and planned. Called from the thread
   // that runs the study, never concurrently.

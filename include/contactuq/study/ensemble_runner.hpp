@@ -65,6 +65,13 @@ struct run_options {
   // When set (e.g. by a SIGINT handler), no new block is started; blocks in flight are
   // finished and handed to the sink.
   const std::atomic<bool>* stop = nullptr;
+  // When set (a time limit), also no further sample starts: of the blocks in flight, the first
+  // hands the sink the samples before its first one not run, the others are dropped (a resumed
+  // run evaluates them).
+  const std::atomic<bool>* cancel = nullptr;
+  // Samples of the first block (a resumed run: up to the next whole chunk of its file); 0:
+  // block_size.
+  std::size_t first_block = 0;
   // Called from the sink's thread after each block with (samples done, N).
   std::function<void(std::size_t, std::size_t)> progress;
 
@@ -89,6 +96,9 @@ struct evaluated_block {
   std::size_t failed = 0;   ///< samples with status failed
   std::size_t retried = 0;  ///< samples that failed at least once and then succeeded
   std::optional<std::size_t> first_failure;  ///< row in the block of the first failed sample
+  // Cancelled before every sample ran: `block` holds only the samples before the first one
+  // not run (possibly none).
+  bool cancelled = false;
 };
 
 // Evaluates blocks of a study's samples, each sample on its own (in parallel, TBB), so that a
@@ -97,8 +107,9 @@ struct evaluated_block {
 class block_evaluator {
  public:
   block_evaluator(const ensemble_study& study, const sample_plan& inputs);
-  // Samples [first, first + size), under the study's failure policy (retries included).
-  evaluated_block operator()(std::size_t first, std::size_t size) const;
+  // Samples [first, first + size), under the study's failure policy (retries included). Once
+  // `cancel` is set no further sample starts and the block comes back cancelled, cut short.
+  evaluated_block operator()(std::size_t first, std::size_t size, const std::atomic<bool>* cancel = nullptr) const;
 
  private:
   const model::model& model_for(std::size_t sample) const;
