@@ -11,25 +11,16 @@
 
 #include "commands.hpp"
 #include "contactuq/paths.hpp"
+#include "contactuq/mpi/launcher.hpp"
 #ifdef CONTACTUQ_WITH_MPI
 #include "contactuq/mpi/world_runner.hpp"
 #endif
 
-namespace {
+int run_command_line(int argc, char** argv);
 
 // Under an MPI launcher, rank 0 runs the command and the other ranks evaluate its samples
 // (mpi/world_runner.hpp). A build without MPI refuses to run as several copies of itself,
 // which would write one result file from each.
-bool launched_by_mpi() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
-    if (std::getenv(name)) return true;
-  return false;
-}
-
-}  // namespace
-
-int run_command_line(int argc, char** argv);
-
 int main(int argc, char** argv) {
 #ifdef CONTACTUQ_WITH_MPI
   contactuq::mpi::session mpi(argc, argv);
@@ -38,7 +29,7 @@ int main(int argc, char** argv) {
   if (mpi.size() > 1) contactuq::cli::set_ensemble_executor(&world);
   return run_command_line(argc, argv);
 #else
-  if (launched_by_mpi()) {
+  if (contactuq::mpi::launched()) {
     fmt::print(stderr, "contactuq: error: this contactuq is built without MPI; run it without mpirun (or build it "
                        "with Open MPI installed: Debian's libopenmpi-dev)\n");
     return 2;

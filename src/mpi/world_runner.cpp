@@ -29,13 +29,6 @@ namespace contactuq::mpi {
 
 using namespace detail;
 
-bool launched() {
-  // Open MPI, MPICH/Hydra and Slurm's PMI/PMIx launchers.
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
-    if (std::getenv(name)) return true;
-  return false;
-}
-
 namespace {
 
 void send(const std::vector<std::byte>& bytes, int to, int tag) {

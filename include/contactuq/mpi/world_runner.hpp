@@ -12,13 +12,10 @@
 
 #include <cstddef>
 
+#include "contactuq/mpi/launcher.hpp"
 #include "contactuq/study/ensemble_runner.hpp"
 
 namespace contactuq::mpi {
-
-// Whether this process was started by an MPI launcher (mpirun, mpiexec, srun with PMI), from
-// the variables they set; no MPI call.
-bool launched();
 
 // MPI for the life of the program: initialised in the constructor when launched(), finalised
 // in the destructor, where rank 0 first tells the other ranks that the job is over. One per
