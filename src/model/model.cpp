@@ -45,6 +45,7 @@ void model::declare() {
   curves_ = impl_->curves();
   thread_safe_ = impl_->thread_safe();
   has_trace_ = impl_->has_trace();
+  has_batch_ = impl_->has_batch();
   check_names(inputs_, "input");
   check_names(outputs_, "output");
   check_names(curves_, "curve");
@@ -103,6 +104,38 @@ evaluation model::evaluate(std::span<const double> x) const {
       throw std::logic_error(fmt::format("model {}: curve {} has {} points, declared {}", name_, curves_[k].name,
                                          e.curves[k].size(), curves_[k].abscissa.size()));
   return e;
+}
+
+void model::evaluate_batch(const batch& b) const {
+  const auto check = [&](std::size_t size, std::size_t per_row, const std::string& what) {
+    if (size != b.rows * per_row)
+      throw std::invalid_argument(fmt::format("model {}: evaluate_batch of {} rows got {} {} values, expected {}",
+                                              name_, b.rows, size, what, b.rows * per_row));
+  };
+  check(b.inputs.size(), inputs_.size(), "input");
+  check(b.outputs.size(), outputs_.size(), "output");
+  check(b.errors.size(), 1, "error");
+  if (b.curves.size() != curves_.size())
+    throw std::invalid_argument(
+        fmt::format("model {}: evaluate_batch got {} curves, declared {}", name_, b.curves.size(), curves_.size()));
+  for (std::size_t k = 0; k < curves_.size(); ++k) check(b.curves[k].size(), curves_[k].abscissa.size(), curves_[k].name);
+  if (has_batch_) {
+    impl_->evaluate_batch(b);
+    return;
+  }
+  const std::size_t d = inputs_.size(), m = outputs_.size();
+  for (std::size_t r = 0; r < b.rows; ++r) {
+    try {
+      const evaluation e = evaluate(b.inputs.subspan(r * d, d));
+      std::copy(e.outputs.begin(), e.outputs.end(), b.outputs.begin() + static_cast<std::ptrdiff_t>(r * m));
+      for (std::size_t k = 0; k < curves_.size(); ++k)
+        std::copy(e.curves[k].begin(), e.curves[k].end(),
+                  b.curves[k].begin() + static_cast<std::ptrdiff_t>(r * e.curves[k].size()));
+    } catch (const std::exception& e) {
+      b.errors[r] = e.what();
+      if (b.errors[r].empty()) b.errors[r] = "failed (no message)";
+    }
+  }
 }
 
 evaluation_trace model::trace(std::span<const double> x) const {

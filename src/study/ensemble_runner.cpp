@@ -86,6 +86,32 @@ sample_result evaluate_sample(const model::model& m, const std::vector<std::size
   return {true, false};
 }
 
+// Rows [r0, r1) of the block through the model's batch entry point; a row that fails there is
+// evaluated again alone, so that its retries and message are evaluate_sample's.
+void evaluate_rows(const model::model& m, io::ensemble_block& b, std::size_t r0, std::size_t r1, int attempts,
+                   std::span<sample_result> results) {
+  const std::size_t rows = r1 - r0;
+  const auto at = [&](io::sample_matrix& a) {
+    return std::span<double>(a.row(static_cast<Eigen::Index>(r0)).data(), rows * static_cast<std::size_t>(a.cols()));
+  };
+  std::vector<std::string> errors(rows);
+  model::batch batch{rows,
+                     std::span<const double>(at(b.inputs)),
+                     at(b.outputs),
+                     {},
+                     errors};
+  for (auto& c : b.curves) batch.curves.push_back(at(c));
+  m.evaluate_batch(batch);
+  static const std::vector<std::size_t> no_columns;
+  for (std::size_t r = r0; r < r1; ++r) {
+    if (errors[r - r0].empty())
+      b.status[r] = static_cast<std::int32_t>(io::sample_status::ok);
+    else
+      results[r] = evaluate_sample(m, no_columns, b, static_cast<Eigen::Index>(r), attempts);
+    results[r].done = true;
+  }
+}
+
 }  // namespace
 
 void memory_sink::append(const io::ensemble_block& block) {
@@ -143,16 +169,27 @@ evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size,
   b.inputs = inputs_.rows(first, size);
   std::vector<sample_result> results(size);
   std::atomic<bool> cancelled = false;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, size, 1), [&](const tbb::blocked_range<std::size_t>& range) {
-    for (std::size_t r = range.begin(); r < range.end(); ++r) {
+  // Models with a batch entry point get runs of up to 8 rows of one case; the others one row at
+  // a time.
+  const std::size_t grain = study_.model.has_batch() ? 8 : 1;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, size, grain), [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t r = range.begin(); r < range.end();) {
       if (cancel && cancel->load(std::memory_order_relaxed)) {
         cancelled = true;
         return;
       }
-      const std::size_t i = first + r;
-      const auto& columns = study_.cases.empty() ? no_columns : study_.cases[i / study_.per_case()].input_columns;
-      results[r] = evaluate_sample(model_for(i), columns, b, static_cast<Eigen::Index>(r), attempts_);
-      results[r].done = true;
+      const std::size_t i = first + r, c = i / study_.per_case();
+      const auto& columns = study_.cases.empty() ? no_columns : study_.cases[c].input_columns;
+      const model::model& m = model_for(i);
+      if (m.has_batch() && columns.empty()) {
+        const std::size_t end = std::min(range.end(), (c + 1) * study_.per_case() - first);  // within the case
+        evaluate_rows(m, b, r, end, attempts_, results);
+        r = end;
+      } else {
+        results[r] = evaluate_sample(m, columns, b, static_cast<Eigen::Index>(r), attempts_);
+        results[r].done = true;
+        ++r;
+      }
     }
   });
   // A cancelled block keeps the samples before its first one not run.

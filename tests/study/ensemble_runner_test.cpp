@@ -100,6 +100,33 @@ struct cancelling_square {
   }
 };
 
+// y = x^2 and the curve (x, 2x), failing above x = 1.9; with a batch entry point when Batched.
+template <bool Batched>
+struct square_with_curve {
+  std::vector<model::variable> inputs() const { return {{"x", units::length, 1.0}}; }
+  std::vector<model::variable> outputs() const { return {{"y", units::length * units::length}}; }
+  std::vector<model::curve_output> curves() const { return {{"c", units::length, "s", units::length, {1.0, 2.0}}}; }
+  bool thread_safe() const { return true; }
+  model::evaluation evaluate(std::span<const double> x) const {
+    if (x[0] > 1.9) throw model_error(fmt::format("x = {} > 1.9", x[0]));
+    return {{x[0] * x[0]}, {{x[0], 2 * x[0]}}};
+  }
+  void evaluate_batch(const model::batch& b) const
+    requires Batched
+  {
+    for (std::size_t r = 0; r < b.rows; ++r) {
+      if (b.inputs[r] > 1.9) {
+        b.errors[r] = "failed in the batch";
+        b.outputs[r] = 123.0;  // written before failing: must not be kept
+        continue;
+      }
+      b.outputs[r] = b.inputs[r] * b.inputs[r];
+      b.curves[0][2 * r] = b.inputs[r];
+      b.curves[0][2 * r + 1] = 2 * b.inputs[r];
+    }
+  }
+};
+
 }  // namespace
 
 TEST_CASE("every sample equals the model evaluated at its inputs", "[ensemble_runner]") {
@@ -238,6 +265,31 @@ TEST_CASE("the first block can be shorter: a resumed run realigns with its file'
   block_sizes sink;
   run_ensemble(s, sample_inputs(s), sink, o);
   CHECK(sink.sizes == std::vector<std::size_t>{13, 16, 8});
+}
+
+TEST_CASE("a model's batch entry point gives the samples evaluate gives, failures included", "[ensemble_runner]") {
+  const auto run_with = [](const model::model& m, const std::string& policy) {
+    ensemble_study s{"", m, {{"x", "m", io::input_role::aleatoric, 0.0, uq::make_uniform(1.0, 2.0)}}, {}, {}, {}};
+    s.sampling.samples = 300;
+    s.sampling.failures = policy == "retry" ? failure_policy::retry : failure_policy::record;
+    memory_sink sink;
+    const run_summary summary = run_ensemble(s, sample_inputs(s), sink, opts(2, 50));
+    return std::pair{summary, sink.samples()};
+  };
+  const model::model batched(square_with_curve<true>{}), single(square_with_curve<false>{});
+  REQUIRE(batched.has_batch());
+  REQUIRE_FALSE(single.has_batch());
+  for (const std::string policy : {"record", "retry"}) {
+    INFO(policy);
+    const auto [a, x] = run_with(batched, policy);
+    const auto [b, y] = run_with(single, policy);
+    CHECK(a.failed == b.failed);
+    CHECK(a.failed > 0);
+    CHECK(same_bits(x.outputs, y.outputs));  // NaN where failed, in both
+    CHECK(same_bits(x.curves[0], y.curves[0]));
+    CHECK(x.status == y.status);
+    CHECK(x.messages == y.messages);
+  }
 }
 
 TEST_CASE("models that are not thread safe are evaluated on per-thread clones", "[ensemble_runner]") {

@@ -13,6 +13,8 @@
 //   bool thread_safe() const;                   // default: false
 //   std::string name() const;                   // default: "" (the registry sets the name)
 //   evaluation_trace trace(std::span<const double>) const;  // full resolution; default: none
+//   void evaluate_batch(const batch& b) const;  // many evaluations at once; default: evaluate
+//                                               // row by row
 // The sampler, optimiser and calibrator use only this interface.
 
 #include <cmath>
@@ -73,6 +75,19 @@ struct curve_output {
 struct evaluation {
   std::vector<double> outputs;
   std::vector<std::vector<double>> curves;
+};
+
+// Evaluations of `rows` input rows at once, written in place (row-major, row r of each array is
+// evaluation r). A model's evaluate_batch must give, row by row, the values evaluate gives, bit
+// for bit: the engine may use either. A row whose evaluation fails gets its message in
+// errors[r] (its outputs and curves are then not used); evaluate_batch itself never throws for
+// one row's failure.
+struct batch {
+  std::size_t rows = 0;
+  std::span<const double> inputs;         ///< rows x inputs
+  std::span<double> outputs;              ///< rows x outputs
+  std::vector<std::span<double>> curves;  ///< per curve, rows x its points
+  std::span<std::string> errors;          ///< rows; empty on entry, a message where a row failed
 };
 
 // One evaluation at full resolution, for the evaluate method: named series over a common
@@ -139,6 +154,13 @@ class model {
   // std::logic_error when the model returns the wrong number of outputs or curve points.
   evaluation evaluate(std::span<const double> x) const;
 
+  // Evaluates every row of `b` (shapes as the model declares; std::invalid_argument
+  // otherwise), with the model's own batch entry point when it has one, else row by row. A
+  // row's failure is its message in b.errors, never an exception.
+  void evaluate_batch(const batch& b) const;
+  // Whether the model has a batch entry point of its own (faster than evaluate row by row).
+  bool has_batch() const noexcept { return has_batch_; }
+
   // Whether the model records full-resolution traces (dynamic models).
   bool has_trace() const noexcept { return has_trace_; }
   // One evaluation at full resolution; throws std::logic_error for a model without traces and
@@ -165,6 +187,8 @@ class model {
     virtual evaluation evaluate(std::span<const double> x) const = 0;
     virtual bool has_trace() const = 0;
     virtual evaluation_trace trace(std::span<const double> x) const = 0;
+    virtual bool has_batch() const = 0;
+    virtual void evaluate_batch(const batch& b) const = 0;
   };
   template <class T>
   struct holder final : base {
@@ -201,6 +225,14 @@ class model {
       else
         throw std::logic_error("this model records no traces");
     }
+    static constexpr bool batches = requires(const T& t, const batch& b) { t.evaluate_batch(b); };
+    bool has_batch() const override { return batches; }
+    void evaluate_batch(const batch& b) const override {
+      if constexpr (batches)
+        value.evaluate_batch(b);
+      else
+        throw std::logic_error("this model has no batch entry point");
+    }
     T value;
   };
 
@@ -213,6 +245,7 @@ class model {
   std::vector<curve_output> curves_;
   bool thread_safe_ = false;
   bool has_trace_ = false;
+  bool has_batch_ = false;
 };
 
 }  // namespace contactuq::model
