@@ -34,28 +34,34 @@ double clamp_discriminant(double disc, double C) {
   return (disc < 0.0 && disc > -tolerance) ? 0.0 : disc;
 }
 
-// sqrt(x^2 + y^2) with the one-step correction of Borges, "An improved algorithm for
-// hypot(a, b)" (ACM TOMS 2020), without the scaling that guards against overflow and underflow:
-// lengths of the order of the pin never need it, others go to std::hypot. The same algorithm as
-// glibc's hypot, inline (the call cost 10 % of a stroke).
-inline double hypot_unscaled(double x, double y) {
-  double ax = std::abs(x), ay = std::abs(y);
-  if (ax < ay) std::swap(ax, ay);
-  if (!(ay >= 0x1p-511 && ax <= 0x1p+511)) return std::hypot(x, y);  // also inf and NaN
-  if (ay <= ax * 0x1p-54) return ax + ay;
-  double h = std::sqrt(ax * ax + ay * ay);
-  double t1, t2;
-  if (h <= 2.0 * ay) {
-    const double delta = h - ay;
-    t1 = ax * (2.0 * delta - ax);
-    t2 = (delta - 2.0 * (ax - ay)) * delta;
-  } else {
-    const double delta = h - ax;
-    t1 = 2.0 * delta * (ax - 2.0 * ay);
-    t2 = (4.0 * delta - ay) * ay + delta * delta;
+// asin(w) for |w| <= 1/16 by its series to w^11: the first term left out, (231/13312) w^13,
+// is below 7e-17 |w|. Grouped in pairs (Estrin) to shorten the chain of dependent operations.
+inline double asin_small(double w) {
+  const double z = w * w, z2 = z * z;
+  const double p = (1.0 / 6 + z * (3.0 / 40)) + z2 * ((5.0 / 112 + z * (35.0 / 1152)) + z2 * (63.0 / 2816));
+  return w + w * z * p;
+}
+
+// asin(j / 16) and sqrt(1 - (j / 16)^2), j = 0..12: the grid of alpha_angle.
+struct asin_grid {
+  std::array<double, 13> angle, cos;
+};
+const asin_grid grid = [] {
+  asin_grid g{};
+  for (std::size_t j = 0; j < g.angle.size(); ++j) {
+    const double s = static_cast<double>(j) / 16.0;
+    g.angle[j] = std::asin(s);
+    g.cos[j] = std::sqrt(1.0 - s * s);
   }
-  h -= (t1 + t2) / (2.0 * h);
-  return h;
+  return g;
+}();
+
+// The angle in [0, pi/4] with sine sn and cosine cs (sn <= cs, both >= 0), without atan2 (a sixth
+// of a stroke's time): from the nearest grid angle a_j, sin j/16, by the series of asin of
+// sin(angle - a_j) = sn cos a_j - cs j/16, |angle - a_j| < 0.045.
+inline double octant_angle(double sn, double cs) {
+  const auto j = static_cast<std::size_t>(sn * 16.0 + 0.5);
+  return grid.angle[j] + asin_small(sn * grid.cos[j] - cs * (static_cast<double>(j) / 16.0));
 }
 
 [[noreturn]] void geometry_error(const std::string& message) {
@@ -218,16 +224,15 @@ inline receptacle_arm::rotation receptacle_arm::solve_rotation(double A, double 
   // Divisions, not a reciprocal: near alpha = 0 the loop equations (1.43) cancel to a few digits
   // and amplify the last bit of sin and cos of theta* into alpha.
   const double sin_ts = 2.0 * N * D / r2, cos_ts = (D * D - N * N) / r2;
-  if (select) {
-    // (1.26) keeps theta only where m theta > 0. sin(theta) = sin(theta* - theta0) has the sign
-    // of theta in (-pi, pi) and is known to ~1e-16 without atan2: where it is clearly of the
-    // other sign the selected rotation is zero (with the sign select_rotation gives it), and
-    // the atan2 is not needed.
-    const double sin_t = sin_ts * cos_theta0_ - cos_ts * sin_theta0_;
-    if (sign_cos_theta0_ * sin_t < -1e-12) return {select_rotation(-sign_cos_theta0_), sin_ts, cos_ts};
-  }
-  const double theta = wrap(2.0 * std::atan2(N, D) - p_.theta0);
-  return {select ? select_rotation(theta) : theta, sin_ts, cos_ts};
+  if (!select) return {wrap(2.0 * std::atan2(N, D) - p_.theta0), sin_ts, cos_ts};
+  // theta = theta* - theta0. Rotations are small: where |sin theta| <= 1/16 and cos theta > 0,
+  // theta is the series of asin(sin theta), with sin theta from the difference formula.
+  const double sin_t = sin_ts * cos_theta0_ - cos_ts * sin_theta0_;
+  const double cos_t = cos_ts * cos_theta0_ + sin_ts * sin_theta0_;
+  const double theta = (cos_t > 0.0 && std::abs(sin_t) <= 0.0625)
+                           ? asin_small(sin_t)
+                           : wrap(2.0 * std::atan2(N, D) - p_.theta0);
+  return {select_rotation(theta), sin_ts, cos_ts};  // (1.26)
 }
 
 inline double receptacle_arm::select_rotation(double theta) const {
@@ -238,12 +243,23 @@ inline double receptacle_arm::select_rotation(double theta) const {
 inline receptacle_arm::contact_point receptacle_arm::kinematics(double d) const {
   const auto& [Rr, Rp, phi, Rt, h, R, L, b, K, mu, theta0] = p_;
   const auto& dcr = critical_.d;
-  // alpha from its sine and cosine components (each a loop equation times a radius).
+  // alpha from its sine and cosine components (each a loop equation times a radius). In the
+  // first quadrant, where the tip and the round keep it, alpha follows from the normalised
+  // components by octant_angle; elsewhere, or where squares would under- or overflow, by atan2.
   auto with_alpha = [](contact_point c, double s, double co) {
-    const double r = hypot_unscaled(s, co);
-    c.alpha = std::atan2(s, co);
-    c.sin_alpha = s / r;
-    c.cos_alpha = co / r;
+    const double r2 = s * s + co * co;
+    if (s >= 0.0 && co >= 0.0 && r2 >= 0x1p-900 && r2 <= 0x1p+900) {
+      const double inv_r = 1.0 / std::sqrt(r2);
+      c.sin_alpha = s * inv_r;
+      c.cos_alpha = co * inv_r;
+      c.alpha = c.sin_alpha <= c.cos_alpha ? octant_angle(c.sin_alpha, c.cos_alpha)
+                                           : pi / 2 - octant_angle(c.cos_alpha, c.sin_alpha);
+    } else {
+      const double r = std::hypot(s, co);
+      c.alpha = std::atan2(s, co);
+      c.sin_alpha = s / r;
+      c.cos_alpha = co / r;
+    }
     return c;
   };
   if (d > dcr[0]) return {pin_region::none, 0.0, nan, nan, nan, nan, nan};
@@ -392,6 +408,30 @@ std::vector<double> stroke::velocities() const {
   return v;
 }
 
+void receptacle_arm::sweep(const double* x, std::size_t n, double mu,
+                           std::vector<arm_state>& out) const {
+  const bool engaging = direction_ == arm_direction::engage;
+  // Off the pin and on the barrel nothing depends on d: those states are copied. The barrel's
+  // is found at the first barrel point, so that an error there names the same x as before.
+  const arm_state none{0.0, 0.0, 0.0, 0.0, 0.0, nan, nan, nan, pin_region::none};
+  arm_state barrel;
+  bool have_barrel = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = engaging ? d0_ - x[i] : d0_ + x[i];  // (1.8), (1.80)
+    if (d > critical_.d[0]) {
+      out.push_back(none);
+    } else if (d <= critical_.d[3]) {
+      if (!have_barrel) {
+        state_at(x[i], d, mu, barrel);
+        have_barrel = true;
+      }
+      out.push_back(barrel);
+    } else {
+      state_at(x[i], d, mu, out.emplace_back());
+    }
+  }
+}
+
 receptacle_curve evaluate_curve(const receptacle& r, const stroke& s) {
   s.validate();
   receptacle_curve curve;
@@ -399,28 +439,27 @@ receptacle_curve evaluate_curve(const receptacle& r, const stroke& s) {
   curve.v_norm = s.velocities();
   curve.forward_points = static_cast<std::size_t>(s.points);
   const std::size_t n = curve.x.size();
+  const double* x = curve.x.data();
+  const double* v = curve.v_norm.data();
   curve.Fx_total.assign(n, 0.0);
   curve.Fy_total.assign(n, 0.0);
+  double* Fx = curve.Fx_total.data();
+  double* Fy = curve.Fy_total.data();
   curve.group_states.resize(r.arms().size());
   for (std::size_t g = 0; g < r.arms().size(); ++g) {
     const auto& arm = r.arms()[g];
-    const double count = r.groups()[g].count;
-    const bool engaging = arm.direction() == arm_direction::engage;
     auto& states = curve.group_states[g];
-    states.resize(n);
-    // The velocity is constant along each direction of the stroke: (1.84) once per change.
-    double v_last = nan, mu = 0.0;
+    states.reserve(n);  // sweep appends: no zeroing of what it writes (a tenth of a stroke's time)
+    // The velocity is constant along each direction of the stroke: (1.84) once per direction.
+    for (std::size_t begin = 0, end; begin < n; begin = end) {
+      for (end = begin + 1; end < n && v[end] == v[begin];) ++end;
+      arm.sweep(x + begin, end - begin, friction_coefficient(arm.p_.mu, v[begin]), states);
+    }
+    const double count = r.groups()[g].count;
+    const arm_state* st = states.data();
     for (std::size_t i = 0; i < n; ++i) {
-      const double x = curve.x[i], v = curve.v_norm[i];
-      if (!(v == v_last)) {
-        v_last = v;
-        mu = friction_coefficient(arm.p_.mu, v);
-      }
-      const double d = engaging ? arm.d0_ - x : arm.d0_ + x;  // (1.8), (1.80)
-      arm_state& st = states[i];
-      arm.state_at(x, d, mu, st);
-      curve.Fx_total[i] += count * st.Fx;
-      curve.Fy_total[i] += count * st.Fy;
+      Fx[i] += count * st[i].Fx;
+      Fy[i] += count * st[i].Fy;
     }
   }
   return curve;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 
 #include "contactuq/error.hpp"
 
@@ -354,4 +355,54 @@ TEST_CASE("friction lock is reported, not returned as a force", "[receptacle_pin
   const receptacle_arm arm(p, 0.429 * inch, arm_direction::engage);
   CHECK_THROWS_AS(arm.evaluate(0.2 * inch, 10), model_error);
   CHECK_THROWS_WITH(arm.evaluate(0.2 * inch, 10), Contains("friction lock"));
+}
+
+TEST_CASE("evaluate_curve equals receptacle_arm::evaluate point by point, and theta equals (1.93)",
+          "[receptacle_pin]") {
+  // evaluate_curve copies the states off the pin and on the barrel and finds theta by a series;
+  // evaluate() is the reference for the first, the report's 2 atan2(N, D) - theta0 for the second.
+  std::mt19937_64 rng(2015);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  auto U = [&](double lo, double hi) { return lo + (hi - lo) * u(rng); };
+  int compared = 0, on_tip = 0;
+  for (int k = 0; k < 60; ++k) {
+    auto p = table1();
+    p.phi = U(12, 18) * deg;
+    p.K *= U(0.75, 1.25);
+    p.mu = U(0.0, 0.3);
+    p.theta0 = U(-2, 2) * deg;
+    const receptacle r(p, {{U(0.40, 0.46) * inch, arm_direction::engage, 2},
+                           {U(0.19, 0.25) * inch, arm_direction::disengage, 1}});
+    stroke s = appendix_b_stroke(0.3);
+    s.points = 97;
+    const receptacle_curve c = evaluate_curve(r, s);
+    for (std::size_t g = 0; g < r.arms().size(); ++g) {
+      const receptacle_arm& arm = r.arms()[g];
+      double theta_max = 0.0;
+      for (const auto& st : c.group_states[g]) theta_max = std::max(theta_max, std::abs(st.theta));
+      for (std::size_t i = 0; i < c.x.size(); ++i) {
+        const arm_state& a = c.group_states[g][i];
+        const arm_state b = arm.evaluate(c.x[i], c.v_norm[i]);
+        auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+        REQUIRE(a.region == b.region);
+        CHECK((same(a.Fx, b.Fx) && same(a.Fy, b.Fy) && same(a.Fn, b.Fn) && same(a.Ft, b.Ft) &&
+               same(a.theta, b.theta) && same(a.alpha, b.alpha) && same(a.Lmn, b.Lmn) &&
+               same(a.Lmt, b.Lmt)));
+        ++compared;
+        if (a.region != pin_region::tip || a.theta == 0.0) continue;
+        const double dd = arm.direction() == arm_direction::engage ? arm.d0() - c.x[i] : arm.d0() + c.x[i];
+        const double Rt = p.Rt, R = p.R, h = p.h, L = p.L, b0 = p.b;
+        const double A = L * L + b0 * b0 + h * h + (Rt + dd) * (Rt + dd) - (Rt + R) * (Rt + R);  // (1.14)
+        const double B = -2.0 * (L * (Rt + dd) + b0 * h);                                        // (1.15)
+        const double C = 2.0 * (L * h - b0 * (Rt + dd));                                         // (1.16)
+        const double n = (C * std::cos(p.theta0) > 0) - (C * std::cos(p.theta0) < 0);           // (1.92)
+        const double N = -C + n * std::sqrt(C * C - (A * A - B * B)), D = A - B;
+        const double theta = std::remainder(2.0 * std::atan2(N, D) - p.theta0, 2.0 * std::numbers::pi);
+        CHECK(std::abs(a.theta - theta) <= 1e-12 * std::max(std::abs(theta), theta_max));
+        ++on_tip;
+      }
+    }
+  }
+  CHECK(compared == 60 * 2 * 2 * 97);
+  CHECK(on_tip > 50);
 }

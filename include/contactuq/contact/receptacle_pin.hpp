@@ -112,6 +112,8 @@ class receptacle_arm {
   // known, writing every field of s; x only names the point in error messages. evaluate_curve
   // calls it in its stroke loop, with mu computed once per direction.
   void state_at(double x, double d, double mu, arm_state& s) const;
+  // Appends to out the states at the n displacements x, all with friction coefficient mu.
+  void sweep(const double* x, std::size_t n, double mu, std::vector<arm_state>& out) const;
   // A root of A + B cos(theta*) + C sin(theta*) = 0 chosen by (1.93), with sin and cos of
   // theta* = theta + theta0; theta is NaN when (1.90) fails. With select, theta is the rotation
   // selected by (1.26).
