@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -13,6 +14,7 @@ namespace contactuq::model {
 
 namespace {
 constexpr std::size_t n_params = 11;
+constexpr std::size_t n_outputs = 5;  // peak_insertion .. x_c, as outputs() declares
 }
 
 receptacle_pin_model::receptacle_pin_model(const contact::receptacle_pin_params& params,
@@ -61,6 +63,26 @@ std::vector<curve_output> receptacle_pin_model::curves() const {
 }
 
 evaluation receptacle_pin_model::evaluate(std::span<const double> x) const {
+  evaluation e;
+  e.outputs.resize(n_outputs);
+  e.curves.emplace_back(2 * static_cast<std::size_t>(stroke_.points));
+  evaluate_into(x, e.outputs, e.curves.front());
+  return e;
+}
+
+void receptacle_pin_model::evaluate_batch(const batch& b) const {
+  const std::size_t d = n_params + groups_.size(), points = 2 * static_cast<std::size_t>(stroke_.points);
+  for (std::size_t r = 0; r < b.rows; ++r) {
+    try {
+      evaluate_into(b.inputs.subspan(r * d, d), b.outputs.subspan(r * n_outputs, n_outputs), b.curves.front().subspan(r * points, points));
+    } catch (const std::exception& e) {
+      b.errors[r] = e.what();
+    }
+  }
+}
+
+void receptacle_pin_model::evaluate_into(std::span<const double> x, std::span<double> outputs,
+                                         std::span<double> curve_out) const {
   contact::receptacle_pin_params p = params_;
   const auto& info = receptacle_pin_parameters();
   for (std::size_t i = 0; i < n_params; ++i) p.*info[i].field = x[i];
@@ -68,7 +90,7 @@ evaluation receptacle_pin_model::evaluate(std::span<const double> x) const {
   for (std::size_t g = 0; g < groups.size(); ++g) groups[g].d0 = x[n_params + g];
 
   const contact::receptacle r(p, groups);
-  contact::receptacle_curve curve = contact::evaluate_curve(r, stroke_);
+  const contact::receptacle_curve curve = contact::evaluate_curve(r, stroke_);
   const curve_summary s = summarize(r, curve);
 
   double peak_theta = 0.0;
@@ -80,11 +102,10 @@ evaluation receptacle_pin_model::evaluate(std::span<const double> x) const {
     work -= 0.5 * (curve.Fx_total[i] + curve.Fx_total[i + 1]) * (curve.x[i + 1] - curve.x[i]);
   const auto& xc = r.arms().front().critical().xc;
 
-  evaluation e;
-  e.outputs = {s.peak_insertion, s.peak_withdrawal, peak_theta, work,
-               xc ? *xc : std::numeric_limits<double>::quiet_NaN()};
-  e.curves.push_back(std::move(curve.Fx_total));
-  return e;
+  const std::array<double, n_outputs> values{s.peak_insertion, s.peak_withdrawal, peak_theta, work,
+                                     xc ? *xc : std::numeric_limits<double>::quiet_NaN()};
+  std::copy(values.begin(), values.end(), outputs.begin());
+  std::copy(curve.Fx_total.begin(), curve.Fx_total.end(), curve_out.begin());
 }
 
 }  // namespace contactuq::model

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <numbers>
 #include <sstream>
@@ -153,4 +154,36 @@ TEST_CASE("receptacle_pin [model] errors name file, line and key", "[receptacle_
   CHECK_THROWS_WITH(quickstart_model("v_norm = 10", "v_norm = 10\nround_trip = false"),
                     Contains("model.stroke.round_trip") && Contains("both ways"));
   CHECK_THROWS_WITH(quickstart_model("mu = 0.020", "muu = 0.020"), Contains("muu") && Contains("allowed keys"));
+}
+
+TEST_CASE("receptacle_pin evaluate_batch gives evaluate's values bit for bit, and its failures per row",
+          "[receptacle_pin_model]") {
+  const model::model m = quickstart_model();
+  REQUIRE(m.has_batch());
+  const std::size_t d = m.inputs().size(), rows = 40, points = m.curves().front().abscissa.size();
+  std::vector<double> x;
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::vector<double> row = nominal(m);
+    row[m.find_input("mu")] = 0.02 * static_cast<double>(r % 13);
+    row[m.find_input("theta0")] = (static_cast<double>(r % 7) - 3.0) * 0.1 * deg;
+    if (r == 17) row[m.find_input("mu")] = 5.0;  // friction lock
+    if (r == 23) row[m.find_input("K")] = -1.0;  // rejected
+    x.insert(x.end(), row.begin(), row.end());
+  }
+  std::vector<double> y(rows * m.outputs().size()), curve(rows * points);
+  std::vector<std::string> errors(rows);
+  m.evaluate_batch({rows, x, y, {curve}, errors});
+  for (std::size_t r = 0; r < rows; ++r) {
+    INFO("row " << r);
+    const std::span<const double> row(x.data() + r * d, d);
+    if (r == 17 || r == 23) {
+      CHECK_THROWS(m.evaluate(row));
+      CHECK_FALSE(errors[r].empty());
+      continue;
+    }
+    REQUIRE(errors[r].empty());
+    const model::evaluation e = m.evaluate(row);
+    CHECK(std::memcmp(e.outputs.data(), y.data() + r * e.outputs.size(), sizeof(double) * e.outputs.size()) == 0);
+    CHECK(std::memcmp(e.curves[0].data(), curve.data() + r * points, sizeof(double) * points) == 0);
+  }
 }

@@ -46,8 +46,13 @@ class receptacle_pin_model {
   // Throws parameter_error for inputs the model rejects, model_error where it has no solution
   // (friction lock).
   evaluation evaluate(std::span<const double> x) const;
+  // evaluate for every row of b, writing in place (no per-row allocation of the result).
+  void evaluate_batch(const batch& b) const;
 
  private:
+  // What evaluate returns, written to `outputs` (5) and `curve` (the stroke's points).
+  void evaluate_into(std::span<const double> x, std::span<double> outputs, std::span<double> curve) const;
+
   contact::receptacle_pin_params params_;
   std::vector<contact::arm_group> groups_;
   contact::stroke stroke_;
