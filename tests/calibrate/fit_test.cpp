@@ -189,9 +189,12 @@ TEST_CASE("the fit does not depend on the unit system of the input file") {
       report_start(),
       cal::read_insertion_csv(dir / "flipped.csv", cal::force_convention::insertion_positive),
       kmu_d0(2)));
+  // The data differ in their last bits between unit systems, and the finite-difference
+  // Jacobian turns the model's last-bit rounding into ~1e-8 relative noise: the estimates agree
+  // to ~1e-8, orders of magnitude below their standard errors.
   for (std::size_t f = 1; f < fits.size(); ++f)
     for (std::size_t k = 0; k < 3; ++k) {
-      CHECK(fits[f].parameters[k].value == Approx(fits[0].parameters[k].value).epsilon(1e-9));
+      CHECK(fits[f].parameters[k].value == Approx(fits[0].parameters[k].value).epsilon(1e-7));
       CHECK(fits[f].parameters[k].standard_error ==
             Approx(fits[0].parameters[k].standard_error).epsilon(1e-5));
     }
