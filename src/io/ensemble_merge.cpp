@@ -140,14 +140,7 @@ merge_summary merge_ensembles(std::span<const std::filesystem::path> parts, cons
   std::size_t filled = 0, written = 0;
   std::string end_time;
   const auto flush = [&](std::size_t size) {
-    if (size < chunk) {
-      const auto rows = static_cast<Eigen::Index>(size);
-      pending.inputs.conservativeResize(rows, Eigen::NoChange);
-      pending.outputs.conservativeResize(rows, Eigen::NoChange);
-      for (auto& c : pending.curves) c.conservativeResize(rows, Eigen::NoChange);
-      pending.status.resize(size);
-      pending.messages.resize(size);
-    }
+    if (size < chunk) pending.keep_first(size);
     pending.first = written;
     pending.filtered_chunks.clear();
     writer.precompress(pending);

@@ -138,6 +138,16 @@ void ensemble_options::validate() const {
   require(message_width >= 1, "message_width", static_cast<double>(message_width), "bytes", ">= 1");
 }
 
+void ensemble_block::keep_first(std::size_t rows) {
+  const auto r = static_cast<Eigen::Index>(rows);
+  inputs.conservativeResize(r, Eigen::NoChange);
+  outputs.conservativeResize(r, Eigen::NoChange);
+  for (auto& c : curves) c.conservativeResize(r, Eigen::NoChange);
+  status.resize(rows);
+  messages.resize(rows);
+  filtered_chunks.clear();
+}
+
 ensemble_block make_block(const ensemble_schema& schema, std::size_t first, std::size_t size) {
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   const auto rows = static_cast<Eigen::Index>(size);

@@ -39,16 +39,6 @@ struct sample_result {
   bool done = false;  // false: not run (cancelled)
 };
 
-// The first `rows` samples of a block.
-void keep_first(io::ensemble_block& b, std::size_t rows) {
-  const auto r = static_cast<Eigen::Index>(rows);
-  b.inputs.conservativeResize(r, Eigen::NoChange);
-  b.outputs.conservativeResize(r, Eigen::NoChange);
-  for (auto& c : b.curves) c.conservativeResize(r, Eigen::NoChange);
-  b.status.resize(rows);
-  b.messages.resize(rows);
-}
-
 // Evaluates sample r of the block with `m`, writing its row; never throws.
 sample_result evaluate_sample(const model::model& m, const std::vector<std::size_t>& columns,
                               io::ensemble_block& b, Eigen::Index r, int attempts) {
@@ -196,7 +186,7 @@ evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size,
   out.cancelled = cancelled;
   const std::size_t kept = static_cast<std::size_t>(
       std::find_if(results.begin(), results.end(), [](const sample_result& r) { return !r.done; }) - results.begin());
-  if (kept < size) keep_first(b, kept);
+  if (kept < size) b.keep_first(kept);
   for (std::size_t r = 0; r < kept; ++r) {
     out.failed += results[r].failed;
     out.retried += results[r].retried;

@@ -164,6 +164,8 @@ struct ensemble_block {
   std::vector<std::vector<std::byte>> filtered_chunks;
 
   std::size_t size() const noexcept { return status.size(); }
+  // Keeps the first `rows` samples (rows <= size()); compressed chunks no longer match and go.
+  void keep_first(std::size_t rows);
 };
 // A block of `size` samples from `first`, shaped for `schema`: inputs zero, outputs and curves
 // NaN, status not_run, messages empty.
