@@ -154,6 +154,7 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
   // What a resumed file already holds, for the summary.
   std::optional<io::ensemble> previous;
   const path part = io::unfinished_path(out);
+  if (o.resume) io::recover_interrupted_finish(out);  // before reading what the file holds
   if (o.resume && (std::filesystem::exists(out) || std::filesystem::exists(part)))
     previous = io::read_ensemble(std::filesystem::exists(part) ? part : out);
   io::ensemble_writer writer = o.resume ? io::ensemble_writer::resume(out, schema)

@@ -564,10 +564,15 @@ struct ensemble_writer::impl {
     file.reset();
     finished = true;
     if (working != path) {
-      if (fresh && completed == 0)
+      if (fresh && completed == 0) {
         std::filesystem::remove(working);
-      else
+      } else {
+        std::error_code ignored;  // the undo log of a file about to be replaced (finish)
+        auto log = path;
+        log += ".undo";
+        std::filesystem::remove(log, ignored);
         std::filesystem::rename(working, path);
+      }
     }
     lock.release();
   }
@@ -711,6 +716,135 @@ std::string resume_entry(const ensemble_metadata& now, std::size_t complete, std
 
 }  // namespace
 
+namespace {
+
+// The undo log of a finish (see ensemble_writer::finish): next to the file it changes, what each
+// of the finish's writes overwrites and the file's size before them. Layout (little-endian
+// u64): "CUQUNDO1", size, count, then count times (offset, length, bytes), then "CUQUNDOE",
+// count. Without its last record the log is incomplete and the file untouched.
+constexpr std::string_view undo_magic = "CUQUNDO1", undo_end = "CUQUNDOE";
+
+std::filesystem::path undo_log_path(const std::filesystem::path& file) { return sibling(file, ".undo"); }
+
+void put_u64(std::string& out, std::uint64_t v) {
+  for (int k = 0; k < 8; ++k) out.push_back(static_cast<char>((v >> (8 * k)) & 0xff));
+}
+std::uint64_t get_u64(std::string_view in, std::size_t at) {
+  std::uint64_t v = 0;
+  for (int k = 7; k >= 0; --k) v = (v << 8) | static_cast<unsigned char>(in[at + static_cast<std::size_t>(k)]);
+  return v;
+}
+
+// A descriptor closed on scope exit; `what` names the file in errors.
+struct posix_file {
+  int fd = -1;
+  std::string what;
+  posix_file(const std::filesystem::path& path, int flags) : fd(::open(path.c_str(), flags | O_CLOEXEC, 0644)), what(path.string()) {
+    if (fd < 0) throw ensemble_error(fmt::format("cannot open {}: {}", what, std::strerror(errno)));
+  }
+  posix_file(const posix_file&) = delete;
+  posix_file& operator=(const posix_file&) = delete;
+  ~posix_file() {
+    if (fd >= 0) ::close(fd);
+  }
+  void write_at(const void* data, std::size_t size, std::uint64_t offset) const {
+    const auto* p = static_cast<const char*>(data);
+    while (size > 0) {
+      const ssize_t n = ::pwrite(fd, p, size, static_cast<off_t>(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw ensemble_error(fmt::format("cannot write {}: {}", what, std::strerror(errno)));
+      p += n;
+      size -= static_cast<std::size_t>(n);
+      offset += static_cast<std::uint64_t>(n);
+    }
+  }
+  void read_at(void* data, std::size_t size, std::uint64_t offset) const {
+    auto* p = static_cast<char*>(data);
+    while (size > 0) {
+      const ssize_t n = ::pread(fd, p, size, static_cast<off_t>(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw ensemble_error(fmt::format("cannot read {}: {}", what, n == 0 ? "short file" : std::strerror(errno)));
+      p += n;
+      size -= static_cast<std::size_t>(n);
+      offset += static_cast<std::uint64_t>(n);
+    }
+  }
+  void resize(std::uint64_t size) const {
+    if (::ftruncate(fd, static_cast<off_t>(size)) != 0)
+      throw ensemble_error(fmt::format("cannot resize {}: {}", what, std::strerror(errno)));
+  }
+  void close() {
+    const int rc = ::close(std::exchange(fd, -1));
+    if (rc != 0) throw ensemble_error(fmt::format("cannot write {}: {}", what, std::strerror(errno)));
+  }
+};
+
+// Writes the undo log of `held` for `file` (complete once this returns).
+void write_undo_log(const std::filesystem::path& file, const hdf5::held_writes& held) {
+  const posix_file in(file, O_RDONLY);
+  std::string log(undo_magic);
+  put_u64(log, held.initial_size);
+  std::uint64_t count = 0;
+  std::string entries;
+  for (const auto& w : held.writes) {
+    if (w.offset >= held.initial_size) continue;  // past the old end: the truncation undoes it
+    const std::uint64_t length = std::min<std::uint64_t>(w.bytes.size(), held.initial_size - w.offset);
+    put_u64(entries, w.offset);
+    put_u64(entries, length);
+    const std::size_t at = entries.size();
+    entries.resize(at + length);
+    in.read_at(entries.data() + at, length, w.offset);
+    ++count;
+  }
+  put_u64(log, count);
+  log += entries;
+  log += undo_end;
+  put_u64(log, count);
+  const auto path = undo_log_path(file);
+  posix_file out(path, O_WRONLY | O_CREAT | O_TRUNC);
+  out.write_at(log.data(), log.size(), 0);
+  out.close();
+}
+
+// Puts back what an interrupted finish of `file` overwrote, if its undo log is complete, and
+// removes the log. The caller holds the file's lock.
+void undo_interrupted_finish(const std::filesystem::path& file) {
+  const auto path = undo_log_path(file);
+  if (!std::filesystem::exists(path)) return;
+  if (std::filesystem::exists(file)) {
+    std::string log;
+    {
+      const posix_file in(path, O_RDONLY);
+      log.resize(std::filesystem::file_size(path));
+      if (!log.empty()) in.read_at(log.data(), log.size(), 0);
+    }
+    const std::string_view v(log);
+    const std::size_t head = undo_magic.size() + 16, tail = undo_end.size() + 8;
+    const bool complete = v.size() >= head + tail && v.substr(0, undo_magic.size()) == undo_magic &&
+                          v.substr(v.size() - tail, undo_end.size()) == undo_end &&
+                          get_u64(v, v.size() - 8) == get_u64(v, undo_magic.size() + 8);
+    if (complete) {
+      // Check the whole log before touching the file.
+      std::vector<std::pair<std::size_t, std::uint64_t>> entries;  // position in the log, offset
+      std::size_t at = head;
+      for (std::uint64_t k = 0, n = get_u64(v, undo_magic.size() + 8); k < n; ++k) {
+        if (v.size() - tail < at + 16) throw ensemble_error(fmt::format("{}: damaged undo log", path.string()));
+        const std::uint64_t length = get_u64(v, at + 8);
+        if (length > v.size() - tail - at - 16) throw ensemble_error(fmt::format("{}: damaged undo log", path.string()));
+        entries.emplace_back(at, get_u64(v, at));
+        at += 16 + length;
+      }
+      const posix_file out(file, O_WRONLY);
+      for (const auto& [pos, offset] : entries) out.write_at(v.data() + pos + 16, get_u64(v, pos + 8), offset);
+      out.resize(get_u64(v, undo_magic.size()));
+    }
+    // Incomplete: the finish was interrupted before it changed the file.
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+
 // Opens the ensemble at state->path (locked by state->lock) as its SWMR writer, from the first
 // instant, so the file is never open for writing in another mode that a crash could leave
 // half-changed: checks it holds the study of `schema`, drops rows after the complete samples
@@ -794,6 +928,10 @@ ensemble_writer ensemble_writer::create(const std::filesystem::path& path,
   std::optional<file_lock> previous, previous_unfinished;
   if (std::filesystem::exists(path)) previous.emplace(path, false);
   if (std::filesystem::exists(working)) previous_unfinished.emplace(working, false);
+  // A finish of the previous run that was interrupted: put the files back as they were (the
+  // result at `path` stays until this run finishes; the log must not outlive its file).
+  undo_interrupted_finish(path);
+  undo_interrupted_finish(working);
   const auto temporary = sibling(working, ".new");
   auto state = std::make_unique<impl>();
   state->path = path;
@@ -830,6 +968,8 @@ ensemble_writer ensemble_writer::resume(const std::filesystem::path& path,
   state->path = path;
   state->working = moved ? path : unfinished;
   state->lock = file_lock(state->working, false);
+  undo_interrupted_finish(state->working);
+  if (moved) undo_interrupted_finish(unfinished);  // no such file: drops a log left after the rename
   return open(std::move(state), schema, true);
 }
 
@@ -953,22 +1093,61 @@ void ensemble_writer::write_block(const ensemble_block& block) {
   if (!impl_->flushed || std::chrono::steady_clock::now() - impl_->last_flush >= flush_interval) impl_->flush();
 }
 
+
+namespace detail {
+void (*before_finish_write)(std::size_t) = nullptr;
+}  // namespace detail
+
+void recover_interrupted_finish(const std::filesystem::path& path) {
+  for (const auto& file : {unfinished_path(path), path}) {
+    if (!std::filesystem::exists(undo_log_path(file))) continue;
+    std::optional<file_lock> lock;
+    if (std::filesystem::exists(file)) lock.emplace(file, false);
+    undo_interrupted_finish(file);
+  }
+}
+
 void ensemble_writer::finish(std::string_view end_time) {
   flush();
   impl_->rows.reset();
   if (impl_->file) impl_->file->close();
   impl_->file.reset();
   // Attributes cannot change under SWMR writing, and changing them (or converting the format)
-  // in place could leave a damaged file if interrupted: change a copy and rename it over the
-  // result, while the file written is complete and cleanly closed until then.
-  const auto copy = sibling(impl_->path, ".new");
-  std::filesystem::copy_file(impl_->working, copy, std::filesystem::copy_options::overwrite_existing);
-  hdf5::file f(copy, hdf5::file_mode::read_write);
-  f.open_group("metadata").set_attribute("end_time", end_time);
-  if (impl_->completed == impl_->schema.metadata.samples) f.convert_for_old_readers();
-  f.close();
-  std::filesystem::rename(copy, impl_->path);
-  if (impl_->working != impl_->path) std::filesystem::remove(impl_->working);
+  // in place could leave a damaged file if interrupted. So the changes are made in a session
+  // whose writes are held in memory (a few KiB of metadata, whatever the file's size), what
+  // they overwrite is saved in an undo log next to the file, and only then are they written
+  // to the file, which is renamed into place; the log goes last. A finish interrupted anywhere
+  // leaves the file as it was before it, or finished: resume and create undo a half-written
+  // finish from its log (recover_interrupted_finish).
+  const auto& working = impl_->working;
+  // From here a failure leaves the file where it is, with its undo log if any: not moved or
+  // touched again when the writer goes.
+  impl_->abandoned = true;
+  std::error_code ignored;
+  std::filesystem::remove(sibling(impl_->path, ".new"), ignored);  // left by an older contactuq's finish
+  hdf5::held_writes held;
+  {
+    // The file is this writer's, locked since it was made: no need to scan it for damage.
+    hdf5::file f(working, hdf5::file_mode::read_write, {.hold_writes = &held, .check_heaps = false});
+    f.open_group("metadata").set_attribute("end_time", end_time);
+    if (impl_->completed == impl_->schema.metadata.samples) f.convert_for_old_readers();
+    f.close();
+  }
+  write_undo_log(working, held);
+  {
+    posix_file out(working, O_WRONLY);
+    for (std::size_t k = 0; k < held.writes.size(); ++k) {
+      if (detail::before_finish_write) detail::before_finish_write(k);
+      out.write_at(held.writes[k].bytes.data(), held.writes[k].bytes.size(), held.writes[k].offset);
+    }
+    if (held.final_size != held.initial_size) out.resize(held.final_size);
+    out.close();
+  }
+  if (working != impl_->path) {
+    std::filesystem::remove(undo_log_path(impl_->path), ignored);  // of the file about to be replaced
+    std::filesystem::rename(working, impl_->path);
+  }
+  std::filesystem::remove(undo_log_path(working));
   impl_->schema.metadata.end_time = std::string(end_time);
   impl_->lock.release();
   impl_->finished = true;

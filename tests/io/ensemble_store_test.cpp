@@ -865,3 +865,97 @@ TEST_CASE("python3-h5py reads the ensemble without contactuq", "[io][python]") {
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
 }
+
+namespace {
+std::size_t interrupt_at = 0;  // the change of the file at which the finish is interrupted
+void interrupt_finish(std::size_t k) {
+  if (k == interrupt_at) throw std::runtime_error("killed while finishing");
+}
+}  // namespace
+
+TEST_CASE("a finish interrupted while it changes the file is undone, then resumed and finished",
+          "[io]") {
+  for (const bool moved : {false, true}) {
+    for (const std::size_t at : {0, 1, 3}) {
+      scratch_dir dir;
+      const auto path = dir / "interrupted.h5";
+      // Every sample written, the run closed without finishing (which moves the file to
+      // `path`). moved: resumed there; else as a killed run leaves it, at the working name.
+      {
+        auto writer = ensemble_writer::create(path, test_schema());
+        write_samples(writer, 60);
+      }
+      if (!moved) std::filesystem::rename(path, unfinished_path(path));
+      const auto working = moved ? path : unfinished_path(path);
+      auto undo_log = working;
+      undo_log += ".undo";
+      {
+        auto writer = ensemble_writer::resume(path, test_schema());
+        CHECK(writer.completed() == 60);
+        interrupt_at = at;
+        detail::before_finish_write = interrupt_finish;
+        CHECK_THROWS_WITH(writer.finish("2024-05-01T12:05:00Z"), Contains("killed while finishing"));
+        detail::before_finish_write = nullptr;
+      }  // the writer goes without touching the file again
+      CHECK(std::filesystem::exists(undo_log));
+      recover_interrupted_finish(path);
+      CHECK_FALSE(std::filesystem::exists(undo_log));
+      // As before the finish, but for the resume it logged.
+      const auto e = read_ensemble(working);
+      check_values(e, 60);
+      CHECK(e.schema.metadata.end_time.empty());
+      CHECK(superblock_version(working) == 3);
+      CHECK(e.resume_log.size() == 1);
+
+      auto writer = ensemble_writer::resume(path, test_schema());
+      CHECK(writer.completed() == 60);
+      writer.finish("2024-05-01T12:07:00Z");
+      CHECK_FALSE(std::filesystem::exists(undo_log));
+      CHECK_FALSE(std::filesystem::exists(unfinished_path(path)));
+      const auto finished = read_ensemble(path);
+      check_values(finished, 60);
+      CHECK(finished.schema.metadata.end_time == "2024-05-01T12:07:00Z");
+      CHECK(superblock_version(path) <= 2);
+    }
+  }
+}
+
+TEST_CASE("a new run drops the undo log of an interrupted finish, resume undoes it itself", "[io]") {
+  scratch_dir dir;
+  const auto path = dir / "restarted.h5";
+  auto undo_log = unfinished_path(path);
+  undo_log += ".undo";
+  const auto interrupted = [&] {
+    {
+      auto writer = ensemble_writer::create(path, test_schema());
+      write_samples(writer, 60);
+    }
+    std::filesystem::rename(path, unfinished_path(path));
+    auto writer = ensemble_writer::resume(path, test_schema());
+    interrupt_at = 1;
+    detail::before_finish_write = interrupt_finish;
+    CHECK_THROWS(writer.finish("2024-05-01T12:05:00Z"));
+    detail::before_finish_write = nullptr;
+  };
+  interrupted();
+  REQUIRE(std::filesystem::exists(undo_log));
+  {
+    auto writer = ensemble_writer::resume(path, test_schema());  // undoes it first
+    CHECK_FALSE(std::filesystem::exists(undo_log));
+    CHECK(writer.completed() == 60);
+    writer.finish("2024-05-01T12:06:00Z");
+  }
+  CHECK(read_ensemble(path).schema.metadata.end_time == "2024-05-01T12:06:00Z");
+  std::filesystem::remove(path);
+  interrupted();
+  {
+    auto writer = ensemble_writer::create(path, test_schema());  // --force
+    CHECK_FALSE(std::filesystem::exists(undo_log));
+    write_samples(writer, 60);
+    writer.finish("2024-05-01T12:08:00Z");
+  }
+  const auto e = read_ensemble(path);
+  check_values(e, 60);
+  CHECK(e.schema.metadata.end_time == "2024-05-01T12:08:00Z");
+  CHECK(e.resume_log.empty());
+}

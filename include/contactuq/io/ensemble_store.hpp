@@ -176,6 +176,19 @@ ensemble_block make_block(const ensemble_schema& schema, std::size_t first, std:
 // ensemble_writer::resume(path) continues it.
 std::filesystem::path unfinished_path(const std::filesystem::path& path);
 
+// Undoes a finish (ensemble_writer::finish) of the result `path` that was interrupted while it
+// wrote the file, from its undo log: unfinished_path(path) or `path` is then as before that
+// finish (every sample in it, resumable). Nothing to do without a log. create and resume call
+// it; a caller that reads the file before resuming it calls it first. Throws ensemble_error if
+// another process writes the file.
+void recover_interrupted_finish(const std::filesystem::path& path);
+
+namespace detail {
+// Tests only: called by finish before it writes its k-th change to the file (an exception
+// thrown there interrupts the finish as a kill would).
+extern void (*before_finish_write)(std::size_t k);
+}  // namespace detail
+
 // What compressing a block's chunks needs, copyable to another thread or process: the chunk
 // filters of inputs, outputs, each curve and status (in that order) and where chunks start.
 struct chunk_compression {
@@ -244,9 +257,12 @@ class ensemble_writer {
   // What precompress uses, for compressing blocks elsewhere (another process under MPI).
   chunk_compression compression() const;
   // Records the end time and closes the file; a complete file (completed() == samples()) is
-  // also converted to the HDF5 1.8 format for older readers. Works on a copy renamed over the
-  // file at the end (an interrupted finish leaves the file as it was). The writer is then
-  // closed.
+  // also converted to the HDF5 1.8 format for older readers, and moved to path(). Costs the
+  // same whatever the file's size: the few KiB of metadata it changes are written in place,
+  // after what they overwrite was saved to an undo log next to the file (FILE.undo), which
+  // goes once the file is in place. An interrupted finish leaves the file as it was, or its
+  // log, from which resume and create (recover_interrupted_finish) put it back as it was.
+  // The writer is then closed.
   void finish(std::string_view end_time);
 
  private:

@@ -256,6 +256,19 @@ enum class file_mode {
   read_only,   ///< open an existing file for reading
 };
 
+// The writes of an HDF5 session held back from the file (file_options::hold_writes): the file
+// is opened read-only underneath, the session reads its own writes, and once it is closed the
+// caller applies them (in order) itself, e.g. after saving what they overwrite.
+struct held_writes {
+  struct write {
+    std::uint64_t offset = 0;
+    std::vector<std::byte> bytes;
+  };
+  std::vector<write> writes;     ///< in the order the session made them
+  std::uint64_t initial_size = 0;  ///< the file's size when the session opened it
+  std::uint64_t final_size = 0;    ///< the size the session leaves it at (its end of file)
+};
+
 struct file_options {
   // Write the newest HDF5 format (1.10), which single-writer/multiple-reader (SWMR) writing
   // requires. Files in that format need HDF5 >= 1.10 to read until converted by
@@ -271,6 +284,13 @@ struct file_options {
   // the recorded end of allocation to the end of the file (what h5clear -s -i does). Only for
   // a file no other process writes.
   bool recover = false;
+  // read_write: hold every write of the session in memory instead of writing the file (see
+  // held_writes); the file on disk is left as it is. Not with swmr_write. The object must
+  // outlive the file object.
+  held_writes* hold_writes = nullptr;
+  // Scan the file for damaged global heaps before HDF5 reads it (see hdf5.cpp); false only
+  // for a file this process wrote itself and holds locked, since the scan reads all of it.
+  bool check_heaps = true;
 };
 
 class file : public group {
