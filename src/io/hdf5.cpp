@@ -380,14 +380,15 @@ std::size_t dataset::row_count(std::size_t elements) const {
 }
 
 std::vector<std::size_t> dataset::chunk_shape() const {
+  if (chunk_shape_) return *chunk_shape_;
   quiet();
   handle create(H5Dget_create_plist(id()));
   if (!create.valid()) fail(path_, "cannot read the dataset's creation properties");
-  if (H5Pget_layout(create.get()) != H5D_CHUNKED) return {};
+  if (H5Pget_layout(create.get()) != H5D_CHUNKED) return *(chunk_shape_ = std::vector<std::size_t>{});
   std::vector<hsize_t> dims(shape().size());
   if (H5Pget_chunk(create.get(), static_cast<int>(dims.size()), dims.data()) < 0)
     fail(path_, "cannot read the chunk shape");
-  return {dims.begin(), dims.end()};
+  return *(chunk_shape_ = std::vector<std::size_t>(dims.begin(), dims.end()));
 }
 
 bool dataset::is_variable_text() const {

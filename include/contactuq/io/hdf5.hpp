@@ -224,6 +224,9 @@ class dataset : public node {
   std::size_t row_size() const;  // elements per row
   std::size_t row_count(std::size_t elements) const;
   void read_block(std::size_t first_row, std::size_t rows, id_type memory_type, void* buffer) const;
+  // chunk_shape(), read once: fixed when the dataset is made, and costly to read (every
+  // write_filtered_chunk needs it).
+  mutable std::optional<std::vector<std::size_t>> chunk_shape_;
 };
 
 class group : public node {
