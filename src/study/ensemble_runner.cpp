@@ -8,9 +8,15 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_pipeline.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "contactuq/error.hpp"
 
@@ -101,6 +107,91 @@ void evaluate_rows(const model::model& m, io::ensemble_block& b, std::size_t r0,
     results[r].done = true;
   }
 }
+
+// Hands finished blocks to the sink on a thread of its own, in order, so that appending (the
+// HDF5 writes) overlaps the evaluation of the next blocks even with one worker thread. At most
+// `capacity` blocks wait: push() blocks while the queue is full, so memory stays bounded. A
+// sink that throws stops the appending; the exception comes back from push() or finish().
+class background_appender {
+ public:
+  background_appender(sample_sink& sink, std::size_t capacity,
+                      std::function<void(const evaluated_block&)> after_append)
+      : sink_(sink), capacity_(capacity), after_(std::move(after_append)), thread_([this] { loop(); }) {}
+  background_appender(const background_appender&) = delete;
+  background_appender& operator=(const background_appender&) = delete;
+  ~background_appender() {
+    try {
+      finish();
+    } catch (...) {
+      // Reported by finish() where the caller calls it; here only on unwinding.
+    }
+  }
+
+  // Queues a block; rethrows a failure of the sink. Returns false once the sink failed.
+  void push(std::shared_ptr<evaluated_block> block) {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_lock lock(mutex_);
+    space_.wait(lock, [&] { return queue_.size() < capacity_ || error_; });
+    waited_ += std::chrono::steady_clock::now() - start;
+    if (error_) return;
+    queue_.push_back(std::move(block));
+    ready_.notify_one();
+  }
+  bool failed() {
+    const std::lock_guard lock(mutex_);
+    return error_ != nullptr;
+  }
+  // Waits for the queued blocks to be appended; rethrows the sink's exception.
+  void finish() {
+    const auto start = std::chrono::steady_clock::now();
+    {
+      const std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    ready_.notify_one();
+    if (thread_.joinable()) thread_.join();
+    waited_ += std::chrono::steady_clock::now() - start;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+  // Seconds the caller spent waiting for the sink (a full queue, and the last blocks).
+  double waited_seconds() const { return std::chrono::duration<double>(waited_).count(); }
+
+ private:
+  void loop() {
+    while (true) {
+      std::shared_ptr<evaluated_block> block;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return !queue_.empty() || done_; });
+        if (queue_.empty()) return;
+        block = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      space_.notify_one();
+      try {
+        sink_.append(block->block);
+        if (after_) after_(*block);
+      } catch (...) {
+        const std::lock_guard lock(mutex_);
+        error_ = std::current_exception();
+        queue_.clear();
+        space_.notify_all();
+        return;
+      }
+    }
+  }
+
+  sample_sink& sink_;
+  const std::size_t capacity_;
+  std::function<void(const evaluated_block&)> after_;
+  std::mutex mutex_;
+  std::condition_variable ready_, space_;
+  std::deque<std::shared_ptr<evaluated_block>> queue_;
+  bool done_ = false;
+  std::exception_ptr error_;
+  std::chrono::steady_clock::duration waited_{};
+  std::thread thread_;  // last: started once the rest is set up
+};
 
 }  // namespace
 
@@ -221,13 +312,19 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
   std::atomic<bool> aborting = false;
   bool cancelled = false;  // a block was cancelled: nothing more reaches the sink
   using range = std::pair<std::size_t, std::size_t>;  // first, size
+  // The sink's thread: after each block, what it holds and the progress.
+  std::size_t appended = options.first;
+  background_appender appender(sink, 2, [&](const evaluated_block& e) {
+    appended = e.block.first + e.block.size();
+    if (options.progress) options.progress(appended, n);
+  });
 
   tbb::parallel_pipeline(
       2 * workers + 1,
       tbb::make_filter<void, range>(tbb::filter_mode::serial_in_order,
                                     [&](tbb::flow_control& fc) -> range {
                                       if (next >= n || aborting.load() || (options.stop && options.stop->load()) ||
-                                          (options.cancel && options.cancel->load())) {
+                                          (options.cancel && options.cancel->load()) || appender.failed()) {
                                         fc.stop();
                                         return {};
                                       }
@@ -253,7 +350,6 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
                 if (summary.aborted || cancelled) return;
                 cancelled = e->cancelled;
                 if (e->block.size() == 0) return;
-                sink.append(e->block);
                 summary.completed = e->block.first + e->block.size();
                 summary.failed += e->failed;
                 summary.retried += e->retried;
@@ -264,8 +360,11 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
                   summary.abort_message =
                       fmt::format("sample {} failed: {}", i, e->block.messages[*e->first_failure]);
                 }
-                if (options.progress) options.progress(summary.completed, n);
+                appender.push(e);
               }));
+  appender.finish();  // every block queued is in the sink; rethrows the sink's failure
+  summary.sink_wait_seconds = appender.waited_seconds();
+  summary.completed = appended;  // the same, unless the sink failed (then finish() threw)
   summary.stopped = !summary.aborted && summary.completed < n;
   return summary;
 }

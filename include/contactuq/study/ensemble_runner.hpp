@@ -72,7 +72,8 @@ struct run_options {
   // Samples of the first block (a resumed run: up to the next whole chunk of its file); 0:
   // block_size.
   std::size_t first_block = 0;
-  // Called from the sink's thread after each block with (samples done, N).
+  // Called from the sink's thread after each block with (samples done, N). The sink's thread
+  // is one of its own (not a worker): appends overlap the evaluation of later blocks.
   std::function<void(std::size_t, std::size_t)> progress;
 
   void validate() const;  // throws parameter_error naming the field
@@ -88,6 +89,10 @@ struct run_summary {
   // is in the sink, later ones are not); abort_message names the sample and its error.
   bool aborted = false;
   std::string abort_message;
+  // Seconds the evaluation waited for the sink: blocks are appended on a thread of their own
+  // while the next ones are evaluated, and the evaluation waits only while two blocks are
+  // queued, and for the last ones at the end.
+  double sink_wait_seconds = 0.0;
 };
 
 // A block of samples evaluated, with what the failure policy needs to know.
