@@ -1,9 +1,10 @@
 // Where the time of `contactuq run` goes, for bench/run_ensemble_peer.sh: the study's samples
 // evaluated by the runner with THREADS threads (1) into a sink that drops them and (2) into the
-// HDF5 ensemble, as `contactuq run` does. Writing costs the difference; the serial write stage
-// (the writer's append) is timed on its own as well.
+// HDF5 ensemble, as `contactuq run` does. Writing costs the difference; the write stage (the
+// writer's append, on the runner's sink thread, overlapping the evaluation), the time the
+// evaluation waited for it, and finishing the file are timed on their own as well.
 //   ensemble_bench STUDY.toml THREADS OUT.h5 [COMPRESSION]
-// prints: samples N threads T evaluate_s A write_run_s B append_s C
+// prints: samples N threads T evaluate_s A write_run_s B append_s C wait_s D finish_s E
 #include <fmt/format.h>
 
 #include <chrono>
@@ -70,11 +71,15 @@ int main(int argc, char** argv) {
 
   timed_writer_sink written(writer);
   start = clock_type::now();
-  study::run_ensemble(s, inputs, written, ro);
+  const study::run_summary run = study::run_ensemble(s, inputs, written, ro);
+  const auto finish_start = clock_type::now();
   writer.finish(io::iso8601_now());
+  const double finish = seconds_since(finish_start);
   const double write_run = seconds_since(start);
 
-  fmt::print("compression {} samples {} threads {} evaluate_s {:.4f} write_run_s {:.4f} append_s {:.4f}\n", argc == 5 ? argv[4] : "1", s.rows(),
-             ro.threads, evaluate, write_run, written.append_seconds);
+  fmt::print("compression {} samples {} threads {} evaluate_s {:.4f} write_run_s {:.4f} append_s {:.4f} wait_s {:.4f} "
+             "finish_s {:.4f}\n",
+             argc == 5 ? argv[4] : "1", s.rows(), ro.threads, evaluate, write_run, written.append_seconds,
+             run.sink_wait_seconds, finish);
   return 0;
 }
