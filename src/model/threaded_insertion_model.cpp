@@ -146,7 +146,7 @@ evaluation threaded_insertion_model::evaluate(std::span<const double> x) const {
 
 threaded_insertion_model threaded_insertion_model::from_study(const io::study_table& t) {
   std::vector<std::string_view> allowed = {"type", "thread", "law", "restitution", "contact_velocity",
-                                           "v_t", "nut_height", "bolt_length", "density", "tip_angle",
+                                           "v_t", "contact_length", "nut_height", "bolt_length", "density", "tip_angle",
                                            "points_per_turn", "relative_tolerance", "max_steps",
                                            "curve_points"};
   for (const auto& f : input_fields()) allowed.push_back(f.name);
@@ -185,6 +185,7 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   if (t.has("restitution")) p.law_parameters["restitution"] = t.quantity("restitution", u::dimensionless);
   p.contact_velocity = t.quantity_or("contact_velocity", u::velocity, p.contact_velocity);
   p.v_t = t.quantity_or("v_t", u::velocity, p.v_t);
+  p.contact_length = t.quantity_or("contact_length", u::length, p.contact_length);
   p.tip_angle = t.quantity_or("tip_angle", u::angle, p.tip_angle);
   p.relative_tolerance = t.quantity_or("relative_tolerance", u::dimensionless, p.relative_tolerance);
   p.max_steps = t.integer_or("max_steps", p.max_steps);

@@ -208,7 +208,7 @@ vec3 thread_geometry::bolt_normal(double z_b, double theta_b) const {
   return outward_normal(bolt_surface(z_b, theta_b), theta_b);
 }
 
-double thread_geometry::nut_penetration(const vec3& P, vec3* grad) const {
+double thread_geometry::nut_penetration(const vec3& P, vec3* grad, int* surface) const {
   const double rho = std::hypot(P[0], P[1]);
   const double theta = azimuth(P[0], P[1]);
   const surface_point s = nut_surface(P[2], theta);
@@ -219,6 +219,7 @@ double thread_geometry::nut_penetration(const vec3& P, vec3* grad) const {
   const double top = -P[2];
   const double bottom = P[2] + p_.nut_height;
   const double pen = std::min({radial, top, bottom});
+  if (surface) *surface = pen == radial ? 0 : pen == top ? 1 : 2;
   if (grad) {
     if (pen == top) {
       *grad = {0, 0, -1};
@@ -233,7 +234,7 @@ double thread_geometry::nut_penetration(const vec3& P, vec3* grad) const {
   return pen;
 }
 
-double thread_geometry::bolt_penetration(const vec3& P, vec3* grad) const {
+double thread_geometry::bolt_penetration(const vec3& P, vec3* grad, int* surface) const {
   const double rho = std::hypot(P[0], P[1]);
   const double theta = azimuth(P[0], P[1]);
   const surface_point s = bolt_surface(P[2], theta);
@@ -243,6 +244,7 @@ double thread_geometry::bolt_penetration(const vec3& P, vec3* grad) const {
   const double tip = P[2];
   const double end = p_.bolt_length - P[2];
   const double pen = std::min({radial, tip, end});
+  if (surface) *surface = pen == radial ? 0 : pen == tip ? 1 : 2;
   if (grad) {
     if (pen == tip) {
       *grad = {0, 0, 1};

@@ -8,7 +8,9 @@
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <array>
 #include <boost/math/tools/minima.hpp>
+#include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
 #include <numbers>
 #include <optional>
@@ -122,6 +124,8 @@ double grasp_spring_energy(const grasp_params& g, const Vector3d& x, const Matri
   return 0.5 * t.delta.dot(g.stiffness() * t.delta);
 }
 
+double default_contact_length(const thread_params& t) { return t.pitch; }
+
 void insertion_params::validate() const {
   thread.validate();
   grasp.validate();
@@ -130,6 +134,8 @@ void insertion_params::validate() const {
   require(std::isfinite(density) && density > 0, "density", density, "kg/m^3", "positive");
   require(std::isfinite(contact_velocity) && contact_velocity > 0, "contact_velocity",
           contact_velocity, "m/s", "positive");
+  require(std::isnan(contact_length) || (std::isfinite(contact_length) && contact_length > 0),
+          "contact_length", contact_length, "m", "positive (or unset: the crest radius)");
   require(std::isfinite(mu) && mu >= 0 && mu <= 2, "mu", mu, "", "in [0, 2]");
   require(std::isfinite(v_t) && v_t > 0, "v_t", v_t, "m/s", "positive");
   require(std::isfinite(feed) && feed >= 0, "feed", feed, "m/s", "non-negative and finite");
@@ -170,30 +176,42 @@ struct probe_curve {
   double offset;  // profile offset from the crest centre [m] (helices)
   double s0, s1;  // parameter range [rad]
   bool closed;
+  int line;       // index of the curve in probe_points
+};
+
+// The sample points of every probe curve on a grid fixed in the part that carries the curve
+// (bolt body frame, nut frame), spacing 2 pi / points_per_turn in the curve parameter: computed
+// once per start, and the same material points are sampled at every pose.
+struct probe_points {
+  static constexpr int lines = 8;  // 3 bolt helices, 3 nut helices, tip circle, nut edge
+  double ds = 0;
+  std::array<long, lines> first{};  // grid index of pts[line][0]
+  std::array<std::vector<Vector3d>, lines> pts;
 };
 
 struct detector {
   const thread_geometry& g;
+  const probe_points& grid;
   Vector3d x;
   Matrix3d R;
-  int n_per_turn;
 
-  Vector3d point(const probe_curve& c, double s) const {
+  // The point of the curve at parameter s in the frame of the part that carries it.
+  static Vector3d local_point(const thread_geometry& g, probe_kind kind, double offset, double s) {
     const double p = g.params().pitch;
-    switch (c.kind) {
+    switch (kind) {
       case probe_kind::bolt_helix: {
-        const double zb = p * s / two_pi + 0.5 * p + c.offset;
+        const double zb = p * s / two_pi + 0.5 * p + offset;
         const double rb = g.bolt_surface(zb, s).radius;
-        return x + R * Vector3d(rb * std::cos(s), rb * std::sin(s), zb);
+        return {rb * std::cos(s), rb * std::sin(s), zb};
       }
       case probe_kind::nut_helix: {
-        const double z = p * s / two_pi + 0.5 * p + c.offset;
+        const double z = p * s / two_pi + 0.5 * p + offset;
         const double rn = g.nut_surface(z, s).radius;
         return {rn * std::cos(s), rn * std::sin(s), z};
       }
       case probe_kind::tip_circle: {
         const double rb = g.bolt_minor_radius();
-        return x + R * Vector3d(rb * std::cos(s), rb * std::sin(s), 0.0);
+        return {rb * std::cos(s), rb * std::sin(s), 0.0};
       }
       case probe_kind::nut_edge: {
         const double r = g.nut_opening_radius();
@@ -201,6 +219,42 @@ struct detector {
       }
     }
     return {};
+  }
+  Vector3d to_global(const probe_curve& c, const Vector3d& local) const {
+    return on_bolt(c) ? Vector3d(x + R * local) : local;
+  }
+  Vector3d point(const probe_curve& c, double s) const {
+    return to_global(c, local_point(g, c.kind, c.offset, s));
+  }
+
+  static std::vector<double> crest_offsets(const thread_params& t) {
+    const double r = t.root_radius * std::cos(t.flank_angle);
+    if (r > 0) return {-r, 0.0, r};
+    return {0.0};
+  }
+
+  static probe_points make_grid(const thread_geometry& g, int points_per_turn) {
+    const auto& t = g.params();
+    const double p = t.pitch;
+    probe_points out;
+    out.ds = two_pi / points_per_turn;
+    auto fill = [&](int line, probe_kind kind, double offset, double s_lo, double s_hi) {
+      const long i0 = static_cast<long>(std::floor(s_lo / out.ds)) - 1;
+      const long i1 = static_cast<long>(std::ceil(s_hi / out.ds)) + 1;
+      out.first[line] = i0;
+      for (long i = i0; i <= i1; ++i) out.pts[line].push_back(local_point(g, kind, offset, out.ds * static_cast<double>(i)));
+    };
+    const auto offsets = crest_offsets(t);
+    for (std::size_t k = 0; k < offsets.size(); ++k) {
+      const double o = offsets[k];
+      fill(static_cast<int>(k), probe_kind::bolt_helix, o, two_pi * (-0.5 * p - o) / p,
+           two_pi * (t.bolt_length - 0.5 * p - o) / p);
+      fill(3 + static_cast<int>(k), probe_kind::nut_helix, o, two_pi * (-t.nut_height - 0.5 * p - o) / p,
+           two_pi * (-0.5 * p - o) / p);
+    }
+    fill(6, probe_kind::tip_circle, 0, 0, two_pi);
+    fill(7, probe_kind::nut_edge, 0, 0, two_pi);
+    return out;
   }
   static bool on_bolt(const probe_curve& c) {
     return c.kind == probe_kind::bolt_helix || c.kind == probe_kind::tip_circle;
@@ -212,6 +266,28 @@ struct detector {
     return g.bolt_penetration({Pb.x(), Pb.y(), Pb.z()});
   }
   double penetration(const probe_curve& c, double s) const { return penetration_at(c, point(c, s)); }
+  // The surface of the other part nearest to the curve's point at s (thread_geometry ids).
+  int nearest_surface(const probe_curve& c, double s) const {
+    const Vector3d P = point(c, s);
+    int id = 0;
+    if (on_bolt(c)) {
+      g.nut_penetration({P.x(), P.y(), P.z()}, nullptr, &id);
+    } else {
+      const Vector3d Pb = R.transpose() * (P - x);
+      g.bolt_penetration({Pb.x(), Pb.y(), Pb.z()}, nullptr, &id);
+    }
+    return id;
+  }
+  // Where the nearest surface changes between u and w (ids differ there): the penetration has a
+  // kink, and quadrature panels end at it.
+  double surface_switch(const probe_curve& c, double u, double w) const {
+    const int at_u = nearest_surface(c, u);
+    for (int i = 0; i < 40; ++i) {
+      const double m = 0.5 * (u + w);
+      (nearest_surface(c, m) == at_u ? u : w) = m;
+    }
+    return 0.5 * (u + w);
+  }
 
   std::vector<probe_curve> curves() const {
     const auto& t = g.params();
@@ -220,34 +296,37 @@ struct detector {
     const double cz = std::max(axis.z(), 0.2);
     const double m = g.bolt_major_radius() * std::sqrt(std::max(0.0, 1 - axis.z() * axis.z())) + p;
     std::vector<probe_curve> out;
-    const double r = t.root_radius * std::cos(t.flank_angle);
-    std::vector<double> offsets = {0.0};
-    if (r > 0) offsets = {-r, 0.0, r};
+    const std::vector<double> offsets = crest_offsets(t);
     // bolt body z that can be inside the nut (z in [-H, 0])
     const double zb_lo = std::max(0.0, (-t.nut_height - x.z() - m) / cz);
     const double zb_hi = std::min(t.bolt_length, (-x.z() + m) / cz);
     if (zb_hi > zb_lo)
-      for (double o : offsets)
+      for (std::size_t k = 0; k < offsets.size(); ++k) {
+        const double o = offsets[k];
         out.push_back({probe_kind::bolt_helix, o, two_pi * (zb_lo - 0.5 * p - o) / p,
-                       two_pi * (zb_hi - 0.5 * p - o) / p, false});
+                       two_pi * (zb_hi - 0.5 * p - o) / p, false, static_cast<int>(k)});
+      }
     // nut z that can touch the bolt
     const double z_lo = std::max(-t.nut_height, x.z() - m);
     const double z_hi = std::min(0.0, x.z() + t.bolt_length * cz + m);
     if (z_hi > z_lo)
-      for (double o : offsets)
+      for (std::size_t k = 0; k < offsets.size(); ++k) {
+        const double o = offsets[k];
         out.push_back({probe_kind::nut_helix, o, two_pi * (z_lo - 0.5 * p - o) / p,
-                       two_pi * (z_hi - 0.5 * p - o) / p, false});
+                       two_pi * (z_hi - 0.5 * p - o) / p, false, 3 + static_cast<int>(k)});
+      }
     if (x.z() - m < 0) {
-      out.push_back({probe_kind::tip_circle, 0, 0, two_pi, true});
-      out.push_back({probe_kind::nut_edge, 0, 0, two_pi, true});
+      out.push_back({probe_kind::tip_circle, 0, 0, two_pi, true, 6});
+      out.push_back({probe_kind::nut_edge, 0, 0, two_pi, true, 7});
     }
     return out;
   }
 
-  void add_contact(const probe_curve& c, double s, double spin, std::vector<contact_point>& out) const {
+  bool add_contact(const probe_curve& c, double s, double spin, double weight, int patch,
+                   std::vector<contact_point>& out) const {
     const Vector3d P = point(c, s);
     const double depth = penetration_at(c, P);
-    if (!(depth > 0)) return;
+    if (!(depth > 0)) return false;
     // gradient by central differences: exact force field of V = Phi(depth) to O(h^2)
     const double h = 1e-6 * g.params().pitch;
     Vector3d grad;
@@ -275,60 +354,175 @@ struct detector {
     const double thb = std::atan2(Pb.y(), Pb.x());
     const double turn = spin + wrap_pi(th - thb - spin);
     cp.helical_offset = (P.z() - Pb.z()) - t.pitch * turn / two_pi;
+    cp.weight = weight;
+    cp.patch = patch;
     out.push_back(cp);
+    return true;
   }
 
-  std::vector<contact_point> find(double spin) const {
-    std::vector<contact_point> out;
+  // Length of the probe curve per unit parameter [m/rad]: fixed per curve (helix and circle at
+  // their nominal radius), so the weights of a material line do not change as the bolt moves.
+  double speed(const probe_curve& c) const {
     const double p = g.params().pitch;
-    const double margin = 2e-3 * p;  // above the sampling error of a peak at 48 points/turn
-    const double dip = 1e-4 * p;
+    const double lead = p / two_pi;
+    switch (c.kind) {
+      case probe_kind::bolt_helix:
+        return std::hypot(g.bolt_major_radius(), lead);
+      case probe_kind::nut_helix:
+        return std::hypot(g.nut_minor_radius(), lead);
+      case probe_kind::tip_circle:
+        return g.bolt_minor_radius();
+      case probe_kind::nut_edge:
+        return g.nut_opening_radius();
+    }
+    return 0;
+  }
+
+  // The parameter where the penetration crosses zero between lo (<= 0) and hi (> 0), in either
+  // order.
+  double crossing(const probe_curve& c, double lo, double v_lo, double hi, double v_hi) const {
+    if (v_lo == 0) return lo;
+    boost::uintmax_t iterations = 60;
+    const auto root = boost::math::tools::toms748_solve([&](double s) { return penetration(c, s); },
+                                                        std::min(lo, hi), std::max(lo, hi),
+                                                        lo < hi ? v_lo : v_hi, lo < hi ? v_hi : v_lo,
+                                                        boost::math::tools::eps_tolerance<double>(44),
+                                                        iterations);
+    return 0.5 * (root.first + root.second);
+  }
+
+  // The stretches [a, b] of the probe curve that are inside the other part: runs of penetrating
+  // samples extended to their zero crossings, and humps between samples found by refining each
+  // local maximum just below zero.
+  std::vector<std::pair<double, double>> inside(const probe_curve& c, int n, double ds,
+                                                const std::vector<double>& s_val,
+                                                const std::vector<double>& v) const {
+    const double p = g.params().pitch;
+    const double margin = 2e-3 * p;  // above the sampling error of a peak at 32 points/turn
+    std::vector<std::pair<double, double>> out;
+    // closed curves are walked from a sample outside, unwrapping s past 2 pi
+    int first = 0;
+    if (c.closed) {
+      while (first < n && v[first] > 0) ++first;
+      if (first == n) return {{c.s0, c.s0 + two_pi}};
+    }
+    const int count = c.closed ? n + 1 : n;
+    auto s_at = [&](int j) { return c.closed ? s_val[first] + ds * j : s_val[j]; };
+    auto v_at = [&](int j) {
+      if (c.closed) return v[(first + j) % n];
+      return (j < 0 || j >= n) ? -1e300 : v[j];
+    };
+    for (int j = 0; j < count;) {
+      if (v_at(j) > 0) {
+        int k = j;
+        while (k + 1 < count && v_at(k + 1) > 0) ++k;
+        const double a = j == 0 ? s_at(0) : crossing(c, s_at(j - 1), v_at(j - 1), s_at(j), v_at(j));
+        const double b = k + 1 >= count ? s_at(k)
+                                         : crossing(c, s_at(k + 1), v_at(k + 1), s_at(k), v_at(k));
+        out.emplace_back(a, b);
+        j = k + 1;
+        continue;
+      }
+      const bool interior = c.closed ? (j > 0 && j < n) : (j > 0 && j + 1 < n);
+      if (interior && v_at(j) > -margin && v_at(j) >= v_at(j - 1) && v_at(j) > v_at(j + 1)) {
+        const double lo = s_at(j - 1), hi = s_at(j + 1);
+        const auto best = boost::math::tools::brent_find_minima(
+            [&](double s) { return -penetration(c, s); }, lo, hi, 26);
+        const double peak = -best.second;
+        if (peak > 0)
+          out.emplace_back(crossing(c, lo, v_at(j - 1), best.first, peak),
+                           crossing(c, hi, v_at(j + 1), best.first, peak));
+      }
+      ++j;
+    }
+    return out;
+  }
+
+  // Gauss-Legendre nodes and weights on [-1, 1].
+  static constexpr double xg[4] = {-0.8611363115940526, -0.3399810435848563, 0.3399810435848563,
+                                   0.8611363115940526};
+  static constexpr double wg[4] = {0.3478548451374538, 0.6521451548625461, 0.6521451548625461,
+                                   0.3478548451374538};
+
+  double panel_integral(const probe_curve& c, double u, double w) const {
+    double sum = 0;
+    for (int i = 0; i < 4; ++i)
+      sum += wg[i] * std::max(0.0, penetration(c, u + 0.5 * (w - u) * (1 + xg[i])));
+    return 0.5 * (w - u) * sum;
+  }
+
+  // Adaptive Gauss-Legendre on [u, w]: a panel is split while its halves change the integral of
+  // the penetration by more than `tolerance` per unit parameter; the accepted halves' nodes
+  // become contact points. The node set changes with the pose only where the integral changes
+  // by less than the tolerance, so the force field is continuous to that level and the work it
+  // does is the change of the contact energy to the same level.
+  bool refine(const probe_curve& c, double u, double w, double whole, double tolerance, int level,
+              double spin, double per_length, int patch, std::vector<contact_point>& out) const {
+    const double m = 0.5 * (u + w);
+    if (level < 16 && std::abs(whole - (panel_integral(c, u, m) + panel_integral(c, m, w))) >
+                          tolerance * (w - u)) {
+      return refine(c, u, m, panel_integral(c, u, m), tolerance, level + 1, spin, per_length, patch,
+                    out) |
+             refine(c, m, w, panel_integral(c, m, w), tolerance, level + 1, spin, per_length, patch,
+                    out);
+    }
+    bool any = false;
+    for (const auto& [lo, hi] : {std::pair{u, m}, std::pair{m, w}})
+      for (int i = 0; i < 4; ++i)
+        any |= add_contact(c, lo + 0.5 * (hi - lo) * (1 + xg[i]), spin,
+                           0.5 * (hi - lo) * wg[i] * per_length, patch, out);
+    return any;
+  }
+
+  // Every penetrated stretch of every probe curve as a distributed contact: the registered law's
+  // force acts per `contact_length` of curve, integrated over the stretch by adaptive
+  // Gauss-Legendre (refine) from panels one sample spacing long.
+  std::vector<contact_point> find(double spin, double contact_length) const {
+    std::vector<contact_point> out;
     std::vector<double> s_val, v;
+    int patch = 0;
+    const double ds = grid.ds;
     for (const probe_curve& c : curves()) {
-      const int n = std::max(4, static_cast<int>(std::ceil((c.s1 - c.s0) * n_per_turn / two_pi))) +
-                    (c.closed ? 0 : 1);
-      const double ds = (c.s1 - c.s0) / (c.closed ? n : n - 1);
+      const auto& pts = grid.pts[c.line];
+      const long first = grid.first[c.line];
+      long i0 = 0, i1 = static_cast<long>(pts.size()) - 1;  // closed curves: the whole circle
+      if (!c.closed) {
+        i0 = std::max(0L, static_cast<long>(std::ceil(c.s0 / ds)) - first);
+        i1 = std::min(i1, static_cast<long>(std::floor(c.s1 / ds)) - first);
+      } else {
+        i1 = i0 + static_cast<long>(std::llround(two_pi / ds)) - 1;
+      }
+      const int n = static_cast<int>(i1 - i0 + 1);
+      if (n < 3) continue;
       s_val.resize(n);
       v.resize(n);
       for (int i = 0; i < n; ++i) {
-        s_val[i] = c.s0 + ds * i;
-        v[i] = penetration(c, s_val[i]);
+        s_val[i] = ds * static_cast<double>(first + i0 + i);
+        v[i] = penetration_at(c, to_global(c, pts[i0 + i]));
       }
-      auto at = [&](int i) {
-        if (c.closed) return v[(i + n) % n];
-        return (i < 0 || i >= n) ? -1e300 : v[i];
-      };
-      // discrete local maxima above -margin, merged unless separated by a dip
-      std::vector<int> peaks;
-      double low_since = 1e300;
-      for (int i = 0; i < n; ++i) {
-        low_since = std::min(low_since, v[i]);
-        if (!(v[i] > -margin && v[i] >= at(i - 1) && v[i] > at(i + 1))) continue;
-        if (!peaks.empty() && low_since > std::min(v[i], v[peaks.back()]) - dip) {
-          if (v[i] > v[peaks.back()]) peaks.back() = i;
-        } else {
-          peaks.push_back(i);
+      const double per_length = speed(c) / contact_length;
+      for (const auto& [a, b] : inside(c, n, ds, s_val, v)) {
+        const int panels = std::max(1, static_cast<int>(std::ceil((b - a) / ds)));
+        const double h = (b - a) / panels;
+        double peak = 0;
+        for (const double d : v) peak = std::max(peak, d);
+        peak = std::max(peak, penetration(c, 0.5 * (a + b)));
+        const double tolerance = 1e-6 * peak;
+        bool any = false;
+        // panel ends at the sample spacing and at every change of the nearest surface between them
+        std::vector<double> ends;
+        for (int q = 0; q <= panels; ++q) {
+          const double w = q == panels ? b : a + h * q;
+          const double inset = 1e-9 * h;
+          if (q > 0 && nearest_surface(c, ends.back() + inset) != nearest_surface(c, w - inset))
+            ends.push_back(surface_switch(c, ends.back() + inset, w - inset));
+          ends.push_back(w);
         }
-        low_since = 1e300;
-      }
-      if (c.closed && peaks.size() > 1) {  // first and last peak may be one across s = 0
-        double low = 1e300;
-        for (int i = peaks.back(); i < n; ++i) low = std::min(low, v[i]);
-        for (int i = 0; i <= peaks.front(); ++i) low = std::min(low, v[i]);
-        if (low > std::min(v[peaks.front()], v[peaks.back()]) - dip) {
-          if (v[peaks.back()] > v[peaks.front()]) peaks.front() = peaks.back();
-          peaks.pop_back();
+        for (std::size_t q = 0; q + 1 < ends.size(); ++q) {
+          const double u = ends[q], w = ends[q + 1];
+          any |= refine(c, u, w, panel_integral(c, u, w), tolerance, 0, spin, per_length, patch, out);
         }
-      }
-      for (int i : peaks) {
-        double a = s_val[i] - ds, b = s_val[i] + ds;
-        if (!c.closed) {
-          a = std::max(a, c.s0);
-          b = std::min(b, c.s1);
-        }
-        const auto best = boost::math::tools::brent_find_minima(
-            [&](double s) { return -penetration(c, s); }, a, b, 26);
-        if (-best.second > 0) add_contact(c, best.first, spin, out);
+        if (any) ++patch;
       }
     }
     return out;
@@ -338,8 +532,11 @@ struct detector {
 }  // namespace
 
 std::vector<contact_point> find_contacts(const thread_geometry& g, const Vector3d& x,
-                                         const Matrix3d& R, int points_per_turn, double spin_angle) {
-  return detector{g, x, R, points_per_turn}.find(spin_angle);
+                                         const Matrix3d& R, int points_per_turn, double spin_angle,
+                                         double contact_length) {
+  if (std::isnan(contact_length)) contact_length = default_contact_length(g.params());
+  const probe_points grid = detector::make_grid(g, points_per_turn);
+  return detector{g, grid, x, R}.find(spin_angle, contact_length);
 }
 
 // ---- dynamics ----------------------------------------------------------------------------
@@ -493,8 +690,9 @@ class insertion_system {
     out.force += out.grasp_force;
     out.torque_cm += out.grasp_torque + (x - s.x_cm).cross(out.grasp_force);
     // contacts
-    std::vector<contact_point> cps = detector{g_, x, R, p_.points_per_turn}.find(s.spin);
-    out.contacts = static_cast<int>(cps.size());
+    std::vector<contact_point> cps = detector{g_, grid_, x, R}.find(s.spin, contact_length_);
+    patch_force_.assign(cps.empty() ? 0 : cps.back().patch + 1, 0.0);
+    out.contacts = static_cast<int>(patch_force_.size());
     const contact::regularized_coulomb_params fr{p_.mu, p_.v_t};
     for (const contact_point& c : cps) {
       const Vector3d r = c.point - s.x_cm;
@@ -514,9 +712,10 @@ class insertion_system {
       }
       out.force += f;
       out.torque_cm += r.cross(f);
-      out.max_normal = std::max(out.max_normal, fn);
+      patch_force_[c.patch] += fn;
       if (energy) out.contact_energy += c.weight * law_energy(c.depth);
     }
+    for (double f : patch_force_) out.max_normal = std::max(out.max_normal, f);
     if (keep_points) out.points = std::move(cps);
     return out;
   }
@@ -586,6 +785,10 @@ class insertion_system {
   double theta_z0_;
   Matrix3d R_tilt_;
   double spin_rate_;
+  double contact_length_ = std::isnan(p_.contact_length) ? default_contact_length(p_.thread)
+                                                          : p_.contact_length;
+  mutable std::vector<double> patch_force_;  // normal force per contact patch [N], scratch
+  probe_points grid_ = detector::make_grid(g_, p_.points_per_turn);
 };
 
 struct cvode_data {

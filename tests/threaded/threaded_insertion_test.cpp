@@ -144,11 +144,18 @@ TEST_CASE("contacts: screw limit, a frictionless thread contact carries torque_z
     double fz = 0, tz = 0;
     for (const auto& c : cps) {
       REQUIRE(c.thread);
-      fz += c.normal.z();
-      tz += c.point.cross(c.normal).z();
+      // the identity holds on the helicoids: full thread on both parts, not in a run-up nor at
+      // its end, where the surface has a kink (the depth gradient there is not a unit normal)
+      const Vector3d pb = R.transpose() * (c.point - x);
+      const double theta = std::atan2(c.point.y(), c.point.x());
+      if (g.nut_ramp(c.point.z(), theta) < 1 || g.bolt_ramp(pb.z(), std::atan2(pb.y(), pb.x())) < 1 ||
+          std::abs(c.depth_gradient_norm - 1) > 1e-3)
+        continue;
+      fz += c.weight * c.normal.z();
+      tz += c.weight * c.point.cross(c.normal).z();
       CHECK(c.point.cross(c.normal).z() == Approx(-p / (2 * pi) * c.normal.z()).margin(1e-9));
     }
-    CHECK(std::abs(fz) > 0.1);
+    CHECK(std::abs(fz) > 1e-3);
     CHECK(tz == Approx(-p / (2 * pi) * fz).epsilon(1e-6));
   }
 }
@@ -187,10 +194,16 @@ TEST_CASE("contacts: capture, a coaxial tip lands on the nut face iff the offset
       CHECK(cps.empty());
     } else {
       REQUIRE_FALSE(cps.empty());
+      // pushed up by the top face: depth 1 um on the face, less only at the hole's edge
+      Vector3d resultant = Vector3d::Zero();
+      double deepest = 0;
       for (const auto& c : cps) {
-        CHECK(c.normal.z() == Approx(1.0));  // pushed up by the top face
-        CHECK(c.depth == Approx(1e-6).epsilon(1e-6));
+        CHECK(c.depth <= 1e-6 * (1 + 1e-6));
+        deepest = std::max(deepest, c.depth);
+        resultant += c.weight * c.depth * c.normal;
       }
+      CHECK(deepest == Approx(1e-6).epsilon(1e-6));
+      CHECK(resultant.normalized().z() > 0.99);
     }
   }
 }
@@ -205,7 +218,7 @@ TEST_CASE("threaded insertion: energy conserved without friction and damping, ne
   p.phase = 0;
   p.history_points = 41;
   p.stop_when_decided = false;
-  p.relative_tolerance = 1e-8;
+  p.relative_tolerance = 1e-10;  // at 1e-8 the free flight after the throw drifts 1.7 %
   const bool dissipative = GENERATE(false, true);
   if (dissipative) {
     p.mu = 0.3;
@@ -227,10 +240,10 @@ TEST_CASE("threaded insertion: energy conserved without friction and damping, ne
     const double e = s.kinetic + s.grasp_energy + s.contact_energy;
     max_ke = std::max(max_ke, s.kinetic);
     if (!dissipative) {
-      CHECK(e == Approx(e0).epsilon(1e-2));  // measured: within 0.5 %
+      CHECK(e == Approx(e0).epsilon(1e-3));  // measured: within 2e-5
     } else {
-      CHECK(e <= e0 * (1 + 1e-2));
-      CHECK(e + s.dissipated == Approx(e0).epsilon(1e-2));
+      CHECK(e <= e0 * (1 + 1e-3));
+      CHECK(e + s.dissipated == Approx(e0).epsilon(1e-3));
     }
   }
   CHECK(max_ke > 0.05 * e0);  // the contact did throw the bolt
@@ -261,3 +274,4 @@ TEST_CASE("threaded insertion: bad inputs are errors naming the input") {
   p.grasp.k_z_theta_z = 1e6;
   CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("k_z_theta_z"));
 }
+

@@ -108,9 +108,10 @@ class thread_geometry {
   // Penetration [m] of a point into the nut (global frame) or the bolt (body frame): positive
   // inside the material, the depth to the nearest of the threaded surface (radial depth times
   // the normal's radial component), the end faces; negative outside (then a separation measure,
-  // exact near the threaded surface). grad, when given, receives d(penetration)/dP.
-  double nut_penetration(const vec3& point, vec3* grad = nullptr) const;
-  double bolt_penetration(const vec3& point_b, vec3* grad = nullptr) const;
+  // exact near the threaded surface). grad, when given, receives d(penetration)/dP; surface the
+  // nearest surface (0 threaded, 1 top face / bolt tip, 2 nut bottom / bolt end).
+  double nut_penetration(const vec3& point, vec3* grad = nullptr, int* surface = nullptr) const;
+  double bolt_penetration(const vec3& point_b, vec3* grad = nullptr, int* surface = nullptr) const;
 
  private:
   double ramp(double edge_depth) const;

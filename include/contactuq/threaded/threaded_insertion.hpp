@@ -72,6 +72,9 @@ struct insertion_params {
   // two steel bodies with the crest radius (modulus, Hertz stiffness, yield strength ...).
   std::map<std::string, double> law_parameters;
   double contact_velocity = 0.01;   ///< impact velocity the hysteresis laws are tuned at [m/s]
+  // Length of probe curve over which the law's force acts: a penetrated stretch of curve carries
+  // the integral of F(depth) ds / contact_length [m], > 0; NaN: the pitch.
+  double contact_length = std::numeric_limits<double>::quiet_NaN();
   double mu = 0.15;                 ///< friction coefficient [-], >= 0
   double v_t = 1e-3;                ///< friction transition velocity [m/s], > 0 (eq. 1.84)
   double feed = 2.5e-3;             ///< gripper feed along -z [m/s], >= 0 (0 needs duration)
@@ -143,11 +146,17 @@ struct contact_point {
   double depth;            ///< penetration [m], > 0
   double depth_gradient_norm;  ///< |d depth / d point| [-], about 1
   double weight = 1;       ///< share of the law's force this point carries [-]
+  int patch = 0;           ///< index of the penetrated stretch (contact patch) it belongs to
   bool thread;             ///< on a thread surface (not an end face)
   double helical_offset;   ///< nut minus bolt helical coordinate at the point [m]
 };
-std::vector<contact_point> find_contacts(const thread_geometry& g, const Eigen::Vector3d& x,
-                                         const Eigen::Matrix3d& R, int points_per_turn,
-                                         double spin_angle);
+// The points are the quadrature nodes of the distributed contacts, `weight` their share.
+std::vector<contact_point> find_contacts(
+    const thread_geometry& g, const Eigen::Vector3d& x, const Eigen::Matrix3d& R,
+    int points_per_turn, double spin_angle,
+    double contact_length = std::numeric_limits<double>::quiet_NaN());
+
+// The pitch [m]: the default contact_length.
+double default_contact_length(const thread_params& t);
 
 }  // namespace contactuq::threaded
