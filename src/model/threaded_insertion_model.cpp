@@ -91,7 +91,8 @@ std::vector<variable> threaded_insertion_model::outputs() const {
           {"max_tilt", u::angle},             {"final_tilt", u::angle},
           {"phase_error", u::angle},          {"max_contact_force", u::force},
           {"max_axial_force", u::force},      {"max_torque_z", u::force * u::length},
-          {"energy_dissipated", u::energy},   {"max_contacts", u::dimensionless}};
+          {"energy_dissipated", u::energy},   {"max_contacts", u::dimensionless},
+          {"drive_slip", u::angle}};
 }
 
 std::vector<curve_output> threaded_insertion_model::curves() const {
@@ -129,7 +130,8 @@ evaluation threaded_insertion_model::evaluate(std::span<const double> x) const {
                r.max_axial_force,
                r.max_torque_z,
                r.energy_dissipated,
-               static_cast<double>(r.max_contacts)};
+               static_cast<double>(r.max_contacts),
+               r.drive_slip};
   if (curve_points_ > 0) {
     e.curves.assign(5, std::vector<double>(curve_points_, nan));
     for (std::size_t i = 0; i < r.history.size() && i < static_cast<std::size_t>(curve_points_); ++i) {
@@ -146,7 +148,7 @@ evaluation threaded_insertion_model::evaluate(std::span<const double> x) const {
 
 threaded_insertion_model threaded_insertion_model::from_study(const io::study_table& t) {
   std::vector<std::string_view> allowed = {"type", "thread", "law", "restitution", "contact_velocity",
-                                           "v_t", "contact_length", "nut_height", "bolt_length", "density", "tip_angle",
+                                           "v_t", "contact_length", "drive_torque_limit", "nut_height", "bolt_length", "density", "tip_angle",
                                            "points_per_turn", "relative_tolerance", "max_steps",
                                            "curve_points"};
   for (const auto& f : input_fields()) allowed.push_back(f.name);
@@ -186,6 +188,7 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   p.contact_velocity = t.quantity_or("contact_velocity", u::velocity, p.contact_velocity);
   p.v_t = t.quantity_or("v_t", u::velocity, p.v_t);
   p.contact_length = t.quantity_or("contact_length", u::length, p.contact_length);
+  p.drive_torque_limit = t.quantity_or("drive_torque_limit", u::force * u::length, p.drive_torque_limit);
   p.tip_angle = t.quantity_or("tip_angle", u::angle, p.tip_angle);
   p.relative_tolerance = t.quantity_or("relative_tolerance", u::dimensionless, p.relative_tolerance);
   p.max_steps = t.integer_or("max_steps", p.max_steps);

@@ -126,6 +126,11 @@ double grasp_spring_energy(const grasp_params& g, const Vector3d& x, const Matri
 
 double default_contact_length(const thread_params& t) { return t.pitch; }
 
+double drive_torque_limit(const insertion_params& p) {
+  if (!std::isnan(p.drive_torque_limit)) return p.drive_torque_limit;
+  return std::min(0.2, 0.5 * pi * p.grasp.k_theta_z);
+}
+
 void insertion_params::validate() const {
   thread.validate();
   grasp.validate();
@@ -136,6 +141,15 @@ void insertion_params::validate() const {
           contact_velocity, "m/s", "positive");
   require(std::isnan(contact_length) || (std::isfinite(contact_length) && contact_length > 0),
           "contact_length", contact_length, "m", "positive (or unset: the crest radius)");
+  require(std::isnan(drive_torque_limit) || (std::isfinite(drive_torque_limit) && drive_torque_limit > 0),
+          "drive_torque_limit", drive_torque_limit, "N*m", "positive (or unset: 0.2 N*m)");
+  // the twist error log(R_e R^T) wraps at half a turn: the drive must slip well before it
+  require(std::isnan(drive_torque_limit) || grasp.k_theta_z == 0 ||
+              drive_torque_limit < 0.9 * pi * grasp.k_theta_z,
+          "drive_torque_limit", drive_torque_limit, "N*m",
+          fmt::format("below 0.9 pi k_theta_z = {} N*m (the twist wraps at half a turn)",
+                      format_value(0.9 * pi * grasp.k_theta_z))
+              .c_str());
   require(std::isfinite(mu) && mu >= 0 && mu <= 2, "mu", mu, "", "in [0, 2]");
   require(std::isfinite(v_t) && v_t > 0, "v_t", v_t, "m/s", "positive");
   require(std::isfinite(feed) && feed >= 0, "feed", feed, "m/s", "non-negative and finite");
@@ -543,7 +557,7 @@ std::vector<contact_point> find_contacts(const thread_geometry& g, const Vector3
 
 namespace {
 
-constexpr int n_state = 15;  // x_cm(3) q(4) v_cm(3) w_body(3) dissipated spin
+constexpr int n_state = 16;  // x_cm(3) q(4) v_cm(3) w_body(3) dissipated spin drive_slip
 
 struct bolt_state {
   Vector3d x_cm;
@@ -552,6 +566,7 @@ struct bolt_state {
   Vector3d w_body;
   double dissipated;
   double spin;
+  double slip;  // angle the spin drive has slipped [rad]
 };
 
 bolt_state unpack(const double* y) {
@@ -563,6 +578,7 @@ bolt_state unpack(const double* y) {
   s.w_body = {y[10], y[11], y[12]};
   s.dissipated = y[13];
   s.spin = y[14];
+  s.slip = y[15];
   return s;
 }
 
@@ -572,6 +588,7 @@ struct evaluation_terms {
   Vector3d grasp_force = Vector3d::Zero();
   Vector3d grasp_torque = Vector3d::Zero();  // about the tip, world
   double dissipation = 0;  // [W]
+  double slip_rate = 0;    // of the spin drive [rad/s]
   double max_normal = 0;
   int contacts = 0;
   double contact_energy = 0;
@@ -642,23 +659,36 @@ class insertion_system {
   }
   const Vector3d& r_cm() const { return r_cm_; }
 
-  void gripper(double t, Vector3d& x_e, Matrix3d& R_e, Vector3d& v_e, Vector3d& w_e) const {
+  // Gripper pose and velocity on the equilibrium path (5.1), its spin set back by the angle the
+  // drive has slipped.
+  void gripper(double t, double slip, double slip_rate, Vector3d& x_e, Matrix3d& R_e, Vector3d& v_e,
+               Vector3d& w_e) const {
     x_e = x_e0_ + Vector3d(0, 0, -p_.feed * t);
-    R_e = R_tilt_ * Eigen::AngleAxisd(theta_z0_ + spin_rate_ * t, Vector3d::UnitZ()).toRotationMatrix();
+    R_e = R_tilt_ *
+          Eigen::AngleAxisd(theta_z0_ + spin_rate_ * t + slip, Vector3d::UnitZ()).toRotationMatrix();
     v_e = Vector3d(0, 0, -p_.feed);
-    w_e = R_tilt_ * Vector3d(0, 0, spin_rate_);
+    w_e = R_tilt_ * Vector3d(0, 0, spin_rate_ + slip_rate);
   }
+
+  // The spin drive slips once the twist it has wound into the grasp exceeds
+  // drive_torque_limit / k_theta_z: a regularized clutch that returns the excess within
+  // slip_time, so the wind-up never reaches the half turn where log(R_e R^T) wraps.
+  double slip_rate(double twist) const {
+    const double excess = std::abs(twist) - max_twist_;
+    return excess > 0 ? -std::copysign(excess, twist) / slip_time : 0.0;
+  }
+  static constexpr double slip_time = 1e-4;  // [s]
 
   void initial_state(double* y) const {
     Vector3d x_e, v_e, w_e;
     Matrix3d R_e;
-    gripper(0, x_e, R_e, v_e, w_e);
+    gripper(0, 0, 0, x_e, R_e, v_e, w_e);
     const Vector3d xc = x_e + R_e * r_cm_;
     const Eigen::Quaterniond q(R_e);
     const Vector3d vc = v_e + w_e.cross(R_e * r_cm_);
     const Vector3d wb = R_e.transpose() * w_e;
     const double v[n_state] = {xc.x(), xc.y(), xc.z(), q.w(), q.x(), q.y(), q.z(),
-                               vc.x(), vc.y(), vc.z(), wb.x(), wb.y(), wb.z(), 0.0, 0.0};
+                               vc.x(), vc.y(), vc.z(), wb.x(), wb.y(), wb.z(), 0.0, 0.0, 0.0};
     std::copy(v, v + n_state, y);
   }
 
@@ -672,8 +702,13 @@ class insertion_system {
     // grasp
     Vector3d x_e, v_e, w_e;
     Matrix3d R_e;
-    gripper(t, x_e, R_e, v_e, w_e);
+    gripper(t, s.slip, 0, x_e, R_e, v_e, w_e);
+    const double twist = (R_e.transpose() * rotation_log(R_e * R.transpose())).z();
+    out.slip_rate = slip_rate(twist);
+    gripper(t, s.slip, out.slip_rate, x_e, R_e, v_e, w_e);
     const wrench spring = grasp_spring_wrench(p_.grasp, x, R, x_e, R_e);
+    // the clutch dissipates the twist energy it lets go
+    out.dissipation -= (p_.grasp.k_theta_z * twist) * out.slip_rate;
     const Vector3d rc = R * Vector3d(0, 0, p_.grasp.z_c);
     const Vector3d v_tip = s.v_cm + w.cross(x - s.x_cm);
     vec6 dv;
@@ -758,6 +793,7 @@ class insertion_system {
     yd[12] = wdot.z();
     yd[13] = e.dissipation;
     yd[14] = wb.z();
+    yd[15] = e.slip_rate;
   }
 
   double kinetic(const bolt_state& s) const {
@@ -766,7 +802,7 @@ class insertion_system {
   double grasp_energy(double t, const bolt_state& s) const {
     Vector3d x_e, v_e, w_e;
     Matrix3d R_e;
-    gripper(t, x_e, R_e, v_e, w_e);
+    gripper(t, s.slip, 0, x_e, R_e, v_e, w_e);
     const Matrix3d R = s.q.toRotationMatrix();
     return grasp_spring_energy(p_.grasp, s.x_cm - R * r_cm_, R, x_e, R_e);
   }
@@ -785,6 +821,8 @@ class insertion_system {
   double theta_z0_;
   Matrix3d R_tilt_;
   double spin_rate_;
+  double max_twist_ = p_.grasp.k_theta_z > 0 ? drive_torque_limit(p_) / p_.grasp.k_theta_z
+                                              : std::numeric_limits<double>::infinity();
   double contact_length_ = std::isnan(p_.contact_length) ? default_contact_length(p_.thread)
                                                           : p_.contact_length;
   mutable std::vector<double> patch_force_;  // normal force per contact patch [N], scratch
@@ -890,6 +928,7 @@ class insertion_run {
     res_.axial_advance = z0_tip_ - tip_of(s).z();
     res_.engagement_margin = depth - params_.engage_depth;
     res_.energy_dissipated = s.dissipated;
+    res_.drive_slip = std::abs(s.slip);
     res_.cross_threaded = cross_threaded(e.points, depth);
     if (!res_.message.empty()) {
       res_.outcome = insertion_outcome::inconclusive;
@@ -938,6 +977,7 @@ class insertion_run {
     for (int i = 10; i < 13; ++i) at[i] = 1e3 * rtol * speed / p_;
     at[13] = 1e-12;
     at[14] = 1e-6;
+    at[15] = 1e-6;
     h_.mem = CVodeCreate(CV_BDF, h_.ctx);
     h_.A = SUNDenseMatrix(n_state, n_state, h_.ctx);
     h_.ls = SUNLinSol_Dense(h_.y, h_.A, h_.ctx);

@@ -37,7 +37,8 @@ TEST_CASE("threaded_insertion model: registered, inputs named as the issue, nomi
   const auto out = m.output_names();
   for (const char* n : {"success", "outcome", "cross_threaded", "engagement_margin", "time_to_engage",
                         "axial_advance", "max_tilt", "final_tilt", "phase_error", "max_contact_force",
-                        "max_axial_force", "max_torque_z", "energy_dissipated", "max_contacts"})
+                        "max_axial_force", "max_torque_z", "energy_dissipated", "max_contacts",
+                        "drive_slip"})
     CHECK(index_of(out, n) < out.size());
   std::vector<double> x;
   for (const auto& v : m.inputs()) x.push_back(v.nominal);

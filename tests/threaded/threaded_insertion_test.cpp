@@ -275,3 +275,38 @@ TEST_CASE("threaded insertion: bad inputs are errors naming the input") {
   CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("k_z_theta_z"));
 }
 
+
+TEST_CASE("threaded insertion: a start jammed in twist slips the drive instead of winding past a half turn") {
+  // a sample of studies/threaded_insertion_success.toml that starts crest on crest and jams: with
+  // no clutch its twist wrapped at pi after winding up to 1.8 N*m and released 1.8 J at once
+  insertion_params p;
+  p.mu = 0.136;
+  p.lateral_offset = 0.577e-3;
+  p.offset_azimuth = 6.04;
+  p.tilt = 0.00602;
+  p.tilt_azimuth = 2.52;
+  p.phase = -2.93;
+  p.z0 = 0.5 * p.thread.pitch;
+  p.engage_depth = 1.5 * p.thread.pitch;
+  p.grasp.z_c = -2 * p.thread.pitch;
+  p.max_steps = 60000;
+  const double limit = GENERATE(0.05, 0.2);
+  p.drive_torque_limit = limit;
+  const auto r = simulate_insertion(p);
+  INFO("limit " << limit << " N*m, outcome " << static_cast<int>(r.outcome) << " " << r.message);
+  CHECK(r.outcome == insertion_outcome::jammed);
+  CHECK(r.drive_slip > 1);  // rad
+  // the clutch's regularization lets the twist overshoot by |spin rate| x 1e-4 s; the grasp's
+  // twist damping adds a little
+  CHECK(r.max_torque_z <= 1.1 * (limit + p.grasp.k_theta_z * 4 * pi * 1e-4));
+  // the slipping clutch dissipates about limit x slip; contacts, friction and damping add
+  // little, and nothing is released by a twist wrapping at half a turn (before: 1.8 J)
+  CHECK(r.energy_dissipated <= 1.1 * limit * r.drive_slip + 0.05);
+}
+
+TEST_CASE("threaded insertion: a drive torque limit the twist cannot reach before it wraps is an error") {
+  insertion_params p;
+  p.drive_torque_limit = 3.0;  // k_theta_z = 1 N*m/rad: 3 rad of wind-up
+  CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("drive_torque_limit"));
+  CHECK(drive_torque_limit(insertion_params{}) == 0.2);
+}

@@ -14,7 +14,7 @@
 //   feed lateral_offset offset_azimuth tilt tilt_azimuth phase z0 turns engage_depth
 // Outputs: success outcome cross_threaded engagement_margin time_to_engage axial_advance
 //   max_tilt final_tilt phase_error max_contact_force max_axial_force max_torque_z
-//   energy_dissipated max_contacts. A start the integrator cannot finish is outcome 5
+//   energy_dissipated max_contacts drive_slip. A start the integrator cannot finish is outcome 5
 //   (inconclusive), not an error. Curves over the run fraction [0, 1]: tip_z, tilt, phase_lag,
 //   axial_force, torque_z (NaN after an early stop).
 

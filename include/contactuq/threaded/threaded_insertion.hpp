@@ -12,7 +12,9 @@
 //   f = R_e w_x,   tau = (R r_c) x f + J_r^-T R_e w_theta,   w = K Delta      (5.2), (5.3)
 // (J_r^-T -> I for small rotation errors, recovering (5.3)). Damping C = 2 zeta sqrt(K_ii M_ii)
 // per gripper axis, M = (m, m, m, I_t + m (L/2 - z_c)^2, same, I_z), on the velocity relative to
-// the gripper. The gripper follows the equilibrium path (5.1): feed v down, spin -2 pi v / p.
+// the gripper. The gripper follows the equilibrium path (5.1): feed v down, spin -2 pi v / p; the
+// spin drive slips (a regularized clutch) once the twist wound into the grasp exceeds
+// drive_torque_limit / k_theta_z.
 // Contact: points of the bolt's crest helices (crest centre and both crest-arc ends) and tip
 // circle are tested against the nut, points of the nut's crest helices and top edge against the
 // bolt (thesis §3.4.2), sampled `points_per_turn` per turn; every local maximum of penetration is
@@ -77,6 +79,9 @@ struct insertion_params {
   double contact_length = std::numeric_limits<double>::quiet_NaN();
   double mu = 0.15;                 ///< friction coefficient [-], >= 0
   double v_t = 1e-3;                ///< friction transition velocity [m/s], > 0 (eq. 1.84)
+  // Twist torque beyond which the spin drive slips (a clutch) [N*m], in (0, 0.9 pi k_theta_z);
+  // NaN: 0.2 N*m, or a quarter turn of wind-up if that is less.
+  double drive_torque_limit = std::numeric_limits<double>::quiet_NaN();
   double feed = 2.5e-3;             ///< gripper feed along -z [m/s], >= 0 (0 needs duration)
   double duration = std::numeric_limits<double>::quiet_NaN();  ///< [s]; NaN: turns p / feed
   double lateral_offset = 0;        ///< initial offset of the tip from the nut axis [m]
@@ -127,7 +132,8 @@ struct insertion_result {
   double max_contact_force = 0;  ///< largest single normal force [N]
   double max_axial_force = 0;    ///< largest |grasp force along z| [N]
   double max_torque_z = 0;       ///< largest |grasp torque about z| [N*m]
-  double energy_dissipated = 0;  ///< friction, contact and grasp damping [J]
+  double energy_dissipated = 0;  ///< friction, contact, grasp damping and drive slip [J]
+  double drive_slip = 0;         ///< angle the spin drive slipped [rad]
   int max_contacts = 0;
   double final_time = 0;         ///< [s]
   long steps = 0;
@@ -158,5 +164,7 @@ std::vector<contact_point> find_contacts(
 
 // The pitch [m]: the default contact_length.
 double default_contact_length(const thread_params& t);
+// drive_torque_limit, or its default [N*m].
+double drive_torque_limit(const insertion_params& p);
 
 }  // namespace contactuq::threaded
