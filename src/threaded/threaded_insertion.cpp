@@ -140,7 +140,7 @@ void insertion_params::validate() const {
   require(std::isfinite(contact_velocity) && contact_velocity > 0, "contact_velocity",
           contact_velocity, "m/s", "positive");
   require(std::isnan(contact_length) || (std::isfinite(contact_length) && contact_length > 0),
-          "contact_length", contact_length, "m", "positive (or unset: the crest radius)");
+          "contact_length", contact_length, "m", "positive (or unset: the pitch)");
   require(std::isnan(drive_torque_limit) || (std::isfinite(drive_torque_limit) && drive_torque_limit > 0),
           "drive_torque_limit", drive_torque_limit, "N*m", "positive (or unset: 0.2 N*m)");
   // the twist error log(R_e R^T) wraps at half a turn: the drive must slip well before it

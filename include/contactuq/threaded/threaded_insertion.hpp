@@ -15,13 +15,14 @@
 // the gripper. The gripper follows the equilibrium path (5.1): feed v down, spin -2 pi v / p; the
 // spin drive slips (a regularized clutch) once the twist wound into the grasp exceeds
 // drive_torque_limit / k_theta_z.
-// Contact: points of the bolt's crest helices (crest centre and both crest-arc ends) and tip
-// circle are tested against the nut, points of the nut's crest helices and top edge against the
-// bolt (thesis §3.4.2), sampled `points_per_turn` per turn; every local maximum of penetration is
-// refined (Brent) to a point contact. Normal force F(delta, delta_dot) from a registered contact
-// law along the penetration gradient (a conservative field), regularized Coulomb friction
-// (Williams eq. 1.84) opposing the sliding velocity. Integrated by SUNDIALS CVODE (BDF, dense
-// Newton). SI throughout.
+// Contact: the bolt's crest helices (crest centre and both crest-arc ends) and tip circle are
+// tested against the nut, the nut's crest helices and top edge against the bolt (thesis §3.4.2),
+// at `points_per_turn` points per turn fixed in the part that carries each curve. Every stretch
+// of a curve inside the other part carries the registered law's force F(delta, delta_dot) per
+// `contact_length` of curve (a distributed contact instead of the thesis's point contacts),
+// integrated by adaptive Gauss-Legendre along the penetration gradient (a conservative field),
+// with regularized Coulomb friction (Williams eq. 1.84) opposing the sliding velocity.
+// Integrated by SUNDIALS CVODE (BDF, dense Newton). SI throughout.
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
