@@ -473,12 +473,10 @@ struct detector {
   bool refine(const probe_curve& c, double u, double w, double whole, double tolerance, int level,
               double spin, double per_length, int patch, std::vector<contact_point>& out) const {
     const double m = 0.5 * (u + w);
-    if (level < 16 && std::abs(whole - (panel_integral(c, u, m) + panel_integral(c, m, w))) >
-                          tolerance * (w - u)) {
-      return refine(c, u, m, panel_integral(c, u, m), tolerance, level + 1, spin, per_length, patch,
-                    out) |
-             refine(c, m, w, panel_integral(c, m, w), tolerance, level + 1, spin, per_length, patch,
-                    out);
+    const double left = panel_integral(c, u, m), right = panel_integral(c, m, w);
+    if (level < 16 && std::abs(whole - (left + right)) > tolerance * (w - u)) {
+      return refine(c, u, m, left, tolerance, level + 1, spin, per_length, patch, out) |
+             refine(c, m, w, right, tolerance, level + 1, spin, per_length, patch, out);
     }
     bool any = false;
     for (const auto& [lo, hi] : {std::pair{u, m}, std::pair{m, w}})
@@ -515,12 +513,11 @@ struct detector {
         v[i] = penetration_at(c, to_global(c, pts[i0 + i]));
       }
       const double per_length = speed(c) / contact_length;
+      const double sampled_peak = std::max(0.0, *std::max_element(v.begin(), v.end()));
       for (const auto& [a, b] : inside(c, n, ds, s_val, v)) {
         const int panels = std::max(1, static_cast<int>(std::ceil((b - a) / ds)));
         const double h = (b - a) / panels;
-        double peak = 0;
-        for (const double d : v) peak = std::max(peak, d);
-        peak = std::max(peak, penetration(c, 0.5 * (a + b)));
+        const double peak = std::max(sampled_peak, penetration(c, 0.5 * (a + b)));
         const double tolerance = 1e-6 * peak;
         bool any = false;
         // panel ends at the sample spacing and at every change of the nearest surface between them
