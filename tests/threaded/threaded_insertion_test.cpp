@@ -87,6 +87,33 @@ TEST_CASE("RCC grasp: stiffness at equilibrium is the congruence transform of di
   }
 }
 
+TEST_CASE("RCC grasp: invariant under a rigid motion of bolt and gripper together") {
+  // Moving the whole set-up by (Q, b) leaves the energy unchanged and turns the wrench with it
+  // (the torque is about the bolt origin, which moves along).
+  grasp_params g;
+  g.k_t = 300;
+  g.k_z = 500;
+  g.k_theta_t = 2;
+  g.k_theta_z = 3;
+  g.k_z_theta_z = GENERATE(0.0, 20.0);
+  g.z_c = -4e-3;
+  const Matrix3d R_e = Eigen::AngleAxisd(0.7, Vector3d(0.2, -0.4, 1).normalized()).toRotationMatrix();
+  const Vector3d x_e(1e-3, -2e-3, 3e-3);
+  const Vector3d x = x_e + Vector3d(2e-4, -1e-4, 3e-4);
+  const double error_angle = GENERATE(0.05, 2.5);  // small, and past the small-rotation form of (5.3)
+  const Matrix3d R = Eigen::AngleAxisd(error_angle, Vector3d(1, 2, 0.5).normalized()).toRotationMatrix() * R_e;
+  const wrench w = grasp_spring_wrench(g, x, R, x_e, R_e);
+  const double v = grasp_spring_energy(g, x, R, x_e, R_e);
+  REQUIRE(v > 0);
+  const Matrix3d Q = Eigen::AngleAxisd(2.1, Vector3d(-0.3, 0.8, 0.4).normalized()).toRotationMatrix();
+  const Vector3d b(0.05, -0.7, 0.2);
+  const wrench wm = grasp_spring_wrench(g, Q * x + b, Q * R, Q * x_e + b, Q * R_e);
+  CHECK(grasp_spring_energy(g, Q * x + b, Q * R, Q * x_e + b, Q * R_e) == Approx(v).epsilon(1e-12));
+  const double fs = w.force.norm(), ts = w.torque.norm();
+  CHECK((wm.force - Q * w.force).norm() < 1e-12 * fs);
+  CHECK((wm.torque - Q * w.torque).norm() < 1e-9 * ts);
+}
+
 TEST_CASE("grasp stiffness: non-PSD is an error naming the entries, Loncaric alone is singular (Table 5.2)") {
   grasp_params g;
   g.k_z = 0.1;
@@ -309,4 +336,60 @@ TEST_CASE("threaded insertion: a drive torque limit the twist cannot reach befor
   p.drive_torque_limit = 3.0;  // k_theta_z = 1 N*m/rad: 3 rad of wind-up
   CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("drive_torque_limit"));
   CHECK(drive_torque_limit(insertion_params{}) == 0.2);
+}
+
+TEST_CASE("threaded insertion: steady turning carries the power-screw torque of lead, friction and flank angle") {
+  // A coaxial bolt held a quarter turn ahead of its thread: the grasp holds it back and the thread
+  // pulls it in, sliding on one flank. Steady screw motion, no inertia: the grasp wrench balances
+  // the contacts'. Per contact at radius rho, lead angle tan(lambda) = p / (2 pi rho), normal flank
+  // angle tan(alpha_n) = tan(alpha) cos(lambda), with friction opposing the helical sliding (power
+  // screw, e.g. Shigley's Mechanical Engineering Design §8-2 with the exact flank angle):
+  //   T_z / F_z = -p/2pi + mu rho / (cos(lambda) (sigma cos(alpha_n) cos(lambda) + mu sin(lambda)))
+  // for the bolt advancing along -z, F_z the contact force along z, sigma = sign of the flank normal's
+  // z. Contacts lie between the nut's minor and the bolt's major radius, so the ratio must lie between
+  // the formula at those radii. (With the grasp pushing the bolt onto the other flank, the steady
+  // state breaks into a tilt oscillation after three turns at mu = 0.15; not checked here.)
+  insertion_params p;  // M8x1.25 6g defaults
+  p.stop_when_decided = false;
+  p.turns = 5;
+  p.feed = 10e-3;
+  p.grasp.k_t = 2e5;  // stiff in tilt and lateral: the bolt stays coaxial within the clearance
+  p.grasp.k_theta_t = 100;
+  p.phase = -1.0;
+  p.history_points = 61;
+  p.mu = GENERATE(0.15, 0.3);
+  const auto r = simulate_insertion(p);
+  REQUIRE(r.message.empty());
+  REQUIRE(r.outcome == insertion_outcome::engaged);
+  REQUIRE(r.drive_slip == 0.0);
+  const thread_geometry g(p.thread);
+  const double lead = p.thread.pitch / (2 * pi);
+  auto ratio = [&](double rho) {
+    const double lambda = std::atan(lead / rho);
+    const double alpha_n = std::atan(std::tan(p.thread.flank_angle) * std::cos(lambda));
+    const double sigma = -1;  // the nut's flank pushes the bolt down (along -z)
+    return -lead + p.mu * rho / (std::cos(lambda) * (sigma * std::cos(alpha_n) * std::cos(lambda) +
+                                                     p.mu * std::sin(lambda)));
+  };
+  const double lo = std::min(ratio(g.nut_minor_radius()), ratio(g.bolt_major_radius()));
+  const double hi = std::max(ratio(g.nut_minor_radius()), ratio(g.bolt_major_radius()));
+  // each sample within 2 % (the bolt is not quite steady: the mu = 0 ratio scatters 2 % about
+  // -p/2pi), their mean inside
+  const double margin = 0.02 * std::max(std::abs(lo), std::abs(hi));
+  int checked = 0;
+  double mean = 0;
+  for (const auto& s : r.history) {
+    if (s.t < 0.6 * r.final_time) continue;  // past the run-ups, in steady screw motion
+    const double fz = -s.axial_force, tz = -s.torque_z;  // the contacts balance the grasp
+    INFO("t " << s.t << " of " << r.final_time);
+    REQUIRE(fz < -0.3);  // the flank pushes down, about k_z p / 4
+    CHECK(tz / fz >= lo - margin);
+    CHECK(tz / fz <= hi + margin);
+    mean += tz / fz;
+    ++checked;
+  }
+  REQUIRE(checked >= 20);
+  mean /= checked;
+  CHECK(mean >= lo);
+  CHECK(mean <= hi);
 }
