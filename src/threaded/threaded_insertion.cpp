@@ -405,12 +405,35 @@ struct detector {
     return 0.5 * (root.first + root.second);
   }
 
+  // Signed distance of the curve's point from the plane of the other part's end face, negative on
+  // the material's side: the nut's top face z = 0 for bolt curves, the bolt's tip plane z_b = 0
+  // for nut curves. Where a curve crosses that plane near the edge, the penetration is the
+  // minimum of the face and the wall distance: a sharp peak the samples can miss (two edges
+  // crossing, Nicolson §3.5.3's line/line contact).
+  double face(const probe_curve& c, const Vector3d& P) const {
+    return on_bolt(c) ? P.z() : -R.col(2).dot(P - x);
+  }
+  double face(const probe_curve& c, double s) const { return face(c, point(c, s)); }
+
+  // The largest penetration on [lo, hi] if it is positive: the stretch around it.
+  bool hump(const probe_curve& c, double lo, double v_lo, double hi, double v_hi,
+            std::vector<std::pair<double, double>>& out) const {
+    const auto best = boost::math::tools::brent_find_minima([&](double s) { return -penetration(c, s); },
+                                                            lo, hi, 26);
+    const double peak = -best.second;
+    if (peak <= 0) return false;
+    out.emplace_back(crossing(c, lo, v_lo, best.first, peak), crossing(c, hi, v_hi, best.first, peak));
+    return true;
+  }
+
   // The stretches [a, b] of the probe curve that are inside the other part: runs of penetrating
-  // samples extended to their zero crossings, and humps between samples found by refining each
-  // local maximum just below zero.
+  // samples extended to their zero crossings, humps between samples found by refining each local
+  // maximum just below zero, and peaks where the curve crosses the other part's end face between
+  // two samples outside.
   std::vector<std::pair<double, double>> inside(const probe_curve& c, int n, double ds,
                                                 const std::vector<double>& s_val,
-                                                const std::vector<double>& v) const {
+                                                const std::vector<double>& v,
+                                                const std::vector<double>& f) const {
     const double p = g.params().pitch;
     const double margin = 2e-3 * p;  // above the sampling error of a peak at 32 points/turn
     std::vector<std::pair<double, double>> out;
@@ -426,6 +449,7 @@ struct detector {
       if (c.closed) return v[(first + j) % n];
       return (j < 0 || j >= n) ? -1e300 : v[j];
     };
+    auto f_at = [&](int j) { return c.closed ? f[(first + j) % n] : f[j]; };
     for (int j = 0; j < count;) {
       if (v_at(j) > 0) {
         int k = j;
@@ -438,18 +462,33 @@ struct detector {
         continue;
       }
       const bool interior = c.closed ? (j > 0 && j < n) : (j > 0 && j + 1 < n);
-      if (interior && v_at(j) > -margin && v_at(j) >= v_at(j - 1) && v_at(j) > v_at(j + 1)) {
-        const double lo = s_at(j - 1), hi = s_at(j + 1);
-        const auto best = boost::math::tools::brent_find_minima(
-            [&](double s) { return -penetration(c, s); }, lo, hi, 26);
-        const double peak = -best.second;
-        if (peak > 0)
-          out.emplace_back(crossing(c, lo, v_at(j - 1), best.first, peak),
-                           crossing(c, hi, v_at(j + 1), best.first, peak));
+      if (interior && v_at(j) > -margin && v_at(j) >= v_at(j - 1) && v_at(j) > v_at(j + 1))
+        hump(c, s_at(j - 1), v_at(j - 1), s_at(j + 1), v_at(j + 1), out);
+      const bool next = c.closed ? j < n : j + 1 < n;
+      if (next && v_at(j + 1) <= 0 && (f_at(j) < 0) != (f_at(j + 1) < 0)) {
+        const double a = s_at(j), b = s_at(j + 1);
+        boost::uintmax_t iterations = 40;
+        const auto root = boost::math::tools::toms748_solve(
+            [&](double s) { return face(c, s); }, a, b, f_at(j), f_at(j + 1),
+            boost::math::tools::eps_tolerance<double>(40), iterations);
+        const double at = 0.5 * (root.first + root.second);
+        const double v_face = std::min(0.0, penetration(c, at));  // on the face: depth 0 at most
+        // the material's side of the face: the peak lies between the crossing and that sample
+        if (f_at(j + 1) < 0) hump(c, at, v_face, b, v_at(j + 1), out);
+        else hump(c, a, v_at(j), at, v_face, out);
       }
       ++j;
     }
-    return out;
+    // a peak found twice (as a hump and at the face) is one stretch
+    std::sort(out.begin(), out.end());
+    std::vector<std::pair<double, double>> merged;
+    for (const auto& st : out) {
+      if (!merged.empty() && st.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, st.second);
+      else
+        merged.push_back(st);
+    }
+    return merged;
   }
 
   // Gauss-Legendre nodes and weights on [-1, 1].
@@ -491,7 +530,7 @@ struct detector {
   // Gauss-Legendre (refine) from panels one sample spacing long.
   std::vector<contact_point> find(double spin, double contact_length) const {
     std::vector<contact_point> out;
-    std::vector<double> s_val, v;
+    std::vector<double> s_val, v, f;
     int patch = 0;
     const double ds = grid.ds;
     for (const probe_curve& c : curves()) {
@@ -508,13 +547,16 @@ struct detector {
       if (n < 3) continue;
       s_val.resize(n);
       v.resize(n);
+      f.resize(n);
       for (int i = 0; i < n; ++i) {
         s_val[i] = ds * static_cast<double>(first + i0 + i);
-        v[i] = penetration_at(c, to_global(c, pts[i0 + i]));
+        const Vector3d P = to_global(c, pts[i0 + i]);
+        v[i] = penetration_at(c, P);
+        f[i] = face(c, P);
       }
       const double per_length = speed(c) / contact_length;
       const double sampled_peak = std::max(0.0, *std::max_element(v.begin(), v.end()));
-      for (const auto& [a, b] : inside(c, n, ds, s_val, v)) {
+      for (const auto& [a, b] : inside(c, n, ds, s_val, v, f)) {
         const int panels = std::max(1, static_cast<int>(std::ceil((b - a) / ds)));
         const double h = (b - a) / panels;
         const double peak = std::max(sampled_peak, penetration(c, 0.5 * (a + b)));

@@ -235,6 +235,57 @@ TEST_CASE("contacts: capture, a coaxial tip lands on the nut face iff the offset
   }
 }
 
+TEST_CASE("contacts: peg-like two-point contact of tip circle and nut edge, closed form of Nicolson §3.5.3") {
+  // Thesis defaults in metres: d = 6p, p = 1 mm, r = 0.1p, a = 0.05 (allowance a d). The tip
+  // circle (radius R_b) of a bolt tilted by phi, its tip centre at depth x_z < 0 and offset rho
+  // towards azimuth psi, crosses the nut's top edge (radius d/2) at two points when (§3.5.3, after
+  // Simunovic 1979): u = -x_z / sin(phi), v = sqrt(r_int^2 - r_ext^2 + u^2), rho = v - u cos(phi),
+  // at nut azimuths theta_g = psi -+ acos(v / r_int). The general contact search must find exactly
+  // these two contacts when the bolt is pushed a little further out, and none when pulled in.
+  thread_params t;
+  t.pitch = 1e-3;
+  t.major_diameter = 6e-3;
+  t.root_radius = 0.1e-3;
+  t.allowance = 0.05 * 6e-3;
+  const thread_geometry g(t);
+  const double r_int = g.nut_opening_radius(), r_ext = g.bolt_minor_radius();
+  const double phi = GENERATE(3.0, 10.0, 25.0) * pi / 180;
+  const double psi = GENERATE(0.3, 2.0);
+  const double spin_angle = GENERATE(0.0, 2.5);
+  const double x_z = -0.05 * t.pitch;
+  const double u = -x_z / std::sin(phi);
+  const double v = std::sqrt(r_int * r_int - r_ext * r_ext + u * u);
+  const double rho = v - u * std::cos(phi);
+  const Vector3d radial(std::cos(psi), std::sin(psi), 0), across(-std::sin(psi), std::cos(psi), 0);
+  // the axis leans by phi towards the nut axis; the tip circle rises on its outer side
+  const Matrix3d R = Eigen::AngleAxisd(-phi, across).toRotationMatrix() * spin(spin_angle);
+  auto tip_centre = [&](double offset) { return Vector3d(offset * radial + Vector3d(0, 0, x_z)); };
+  // (3.2): the two points are on both curves, to 1e-9 p
+  for (double sg : {-1.0, 1.0}) {
+    const double theta_g = psi + sg * std::acos(v / r_int);
+    const Vector3d on_nut(r_int * std::cos(theta_g), r_int * std::sin(theta_g), 0);
+    const Vector3d local = R.transpose() * (on_nut - tip_centre(rho));
+    CHECK(std::abs(local.z()) < 1e-9 * t.pitch);
+    CHECK(std::abs(std::hypot(local.x(), local.y()) - r_ext) < 1e-9 * t.pitch);
+  }
+  const double eps = 1e-3 * t.pitch;
+  CHECK(find_contacts(g, tip_centre(rho - eps), R, 48, spin_angle).empty());
+  const auto cps = find_contacts(g, tip_centre(rho + eps), R, 48, spin_angle);
+  REQUIRE_FALSE(cps.empty());
+  int near[2] = {0, 0};
+  for (const auto& c : cps) {
+    const double az = std::atan2(c.point.y(), c.point.x());
+    for (int k = 0; k < 2; ++k) {
+      const double theta_g = psi + (k ? 1 : -1) * std::acos(v / r_int);
+      if (std::abs(std::remainder(az - theta_g, 2 * pi)) < 0.05 && std::abs(c.point.z()) < 0.05 * t.pitch) ++near[k];
+    }
+    CHECK(c.depth < 2 * eps);
+  }
+  CHECK(near[0] > 0);
+  CHECK(near[1] > 0);
+  CHECK(near[0] + near[1] == static_cast<int>(cps.size()));  // no contact anywhere else
+}
+
 TEST_CASE("threaded insertion: energy conserved without friction and damping, never created with them") {
   insertion_params p;
   p.feed = 0;
