@@ -209,7 +209,7 @@ vec3 thread_geometry::bolt_normal(double z_b, double theta_b) const {
 }
 
 double thread_geometry::nut_penetration(const vec3& P, vec3* grad, int* surface) const {
-  const double rho = std::hypot(P[0], P[1]);
+  const double rho = std::sqrt(P[0] * P[0] + P[1] * P[1]);  // lengths of mm: no overflow, and hypot is slow
   const double theta = azimuth(P[0], P[1]);
   const surface_point s = nut_surface(P[2], theta);
   // g = rho - r_n: grad g = e_rho - r_z e_z - (r_theta / rho) e_theta
@@ -235,7 +235,7 @@ double thread_geometry::nut_penetration(const vec3& P, vec3* grad, int* surface)
 }
 
 double thread_geometry::bolt_penetration(const vec3& P, vec3* grad, int* surface) const {
-  const double rho = std::hypot(P[0], P[1]);
+  const double rho = std::sqrt(P[0] * P[0] + P[1] * P[1]);  // lengths of mm: no overflow, and hypot is slow
   const double theta = azimuth(P[0], P[1]);
   const surface_point s = bolt_surface(P[2], theta);
   const double rt = rho > 0 ? s.dr_dtheta / rho : 0.0;
