@@ -302,7 +302,9 @@ event_probability binomial_proportion(std::size_t events, std::size_t trials, do
       const double z2 = z * z;
       const double centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
       const double half = z / (1.0 + z2 / n) * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
-      out.ci = {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+      // with no events (or all) the bound is exactly 0 (or 1): centre - half cancels to rounding
+      out.ci = {events == 0 ? 0.0 : std::max(0.0, centre - half),
+                events == trials ? 1.0 : std::min(1.0, centre + half)};
       break;
     }
     case binomial_interval::clopper_pearson:

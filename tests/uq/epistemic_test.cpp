@@ -346,6 +346,12 @@ TEST_CASE("binomial intervals match Newcombe's published examples", "[uq][episte
   const event_probability none =
       binomial_proportion(0, 20, 0.9, binomial_interval::clopper_pearson);
   CHECK(none.ci.high == Approx(1.0 - std::pow(0.05, 1.0 / 20.0)).epsilon(1e-12));
+  // the bounds at 0 and n events are exact: a plotted interval never has a negative arm
+  for (std::size_t n : {7u, 20u, 24u, 263u}) {
+    INFO(n << " trials");
+    CHECK(binomial_proportion(0, n, 0.95, binomial_interval::wilson).ci.low == 0.0);
+    CHECK(binomial_proportion(n, n, 0.95, binomial_interval::wilson).ci.high == 1.0);
+  }
   const event_probability all = binomial_proportion(20, 20, 0.9, binomial_interval::wilson);
   CHECK(all.ci.high == 1.0);
   CHECK(all.ci.low == Approx(1.0 - binomial_proportion(0, 20, 0.9).ci.high).epsilon(1e-12));

@@ -172,7 +172,7 @@ def proportion_figure(e, name, outdir, fmt, analysis):
     value, lo, hi = _number(p["value"]), _number(p["ci"][0]), _number(p["ci"][1])
     fig, ax = new_figure(5.0, 2.4)
     ax.barh([0], [value], color=COLOURS["primary"], height=0.5, label=f"P({name} = 1) = {value:.3g}")
-    ax.errorbar([value], [0], xerr=[[value - lo], [hi - value]], color="k", capsize=6,
+    ax.errorbar([value], [0], xerr=[[max(0.0, value - lo)], [max(0.0, hi - value)]], color="k", capsize=6,
                 label=f"95 % Wilson interval [{lo:.3g}, {hi:.3g}]")
     ax.set_xlim(0, 1)
     ax.set_yticks([])
