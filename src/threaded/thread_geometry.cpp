@@ -96,36 +96,39 @@ double thread_geometry::mesh_tolerance() const {
   return 0.5 * p_.allowance * std::tan(p_.flank_angle);
 }
 
-// Thesis §3.2.1 profile, generalised (header).
-double thread_geometry::profile(double t) const {
+// Thesis §3.2.1 profile, generalised (header): value and slope from one reduction of t.
+void thread_geometry::profile_and_slope(double t, double& f, double& slope) const {
   const double p = p_.pitch;
   const double r = p_.root_radius;
-  double s = std::fmod(t, p);
-  if (s < 0) s += p;
+  double s = t - p * std::floor(t / p);  // in [0, p]
+  if (s >= p) s -= p;
+  const double sign = s <= 0.5 * p ? 1.0 : -1.0;
   const double tau = std::min(s, p - s);  // even
-  if (tau <= t1_) return r - std::sqrt(std::max(0.0, r * r - tau * tau));
-  if (tau <= 0.5 * p - t1_) return cot_ * tau - c_;
-  const double q = 0.5 * p - tau;
-  return h_ - r + std::sqrt(std::max(0.0, r * r - q * q));
+  if (tau <= t1_) {
+    const double root = std::sqrt(std::max(0.0, r * r - tau * tau));
+    f = r - root;
+    slope = tau == 0 ? 0.0 : sign * tau / std::max(1e-150, root);
+  } else if (tau <= 0.5 * p - t1_) {
+    f = cot_ * tau - c_;
+    slope = sign * cot_;
+  } else {
+    const double q = 0.5 * p - tau;
+    const double root = std::sqrt(std::max(0.0, r * r - q * q));
+    f = h_ - r + root;
+    slope = q == 0 ? 0.0 : sign * q / std::max(1e-150, root);
+  }
+}
+
+double thread_geometry::profile(double t) const {
+  double f, slope;
+  profile_and_slope(t, f, slope);
+  return f;
 }
 
 double thread_geometry::profile_slope(double t) const {
-  const double p = p_.pitch;
-  const double r = p_.root_radius;
-  double s = std::fmod(t, p);
-  if (s < 0) s += p;
-  const double sign = s <= 0.5 * p ? 1.0 : -1.0;
-  const double tau = std::min(s, p - s);
-  double slope;
-  if (tau <= t1_)
-    slope = tau == 0 ? 0.0 : tau / std::sqrt(std::max(1e-300, r * r - tau * tau));
-  else if (tau <= 0.5 * p - t1_)
-    slope = cot_;
-  else {
-    const double q = 0.5 * p - tau;
-    slope = q == 0 ? 0.0 : q / std::sqrt(std::max(1e-300, r * r - q * q));
-  }
-  return sign * slope;
+  double f, slope;
+  profile_and_slope(t, f, slope);
+  return slope;
 }
 
 double thread_geometry::ramp(double edge_depth) const {
@@ -138,7 +141,7 @@ namespace {
 // Offset of u from the nearest ridge centre (u = p/2 mod p), in [-p/2, p/2].
 double ridge_offset(double u, double p) {
   const double w = u - 0.5 * p;
-  return w - p * std::round(w / p);
+  return w - p * std::floor(w / p + 0.5);
 }
 }  // namespace
 
@@ -165,8 +168,8 @@ surface_point thread_geometry::nut_surface(double z, double theta) const {
   const double p = p_.pitch;
   const double u = z - p * theta / two_pi;
   const double g = nut_ramp(z, theta);
-  const double f = profile(u);
-  const double fp = profile_slope(u);
+  double f, fp;
+  profile_and_slope(u, f, fp);
   const double g_theta = -ramp_rate(g, p_.runup_angle);
   surface_point s{0.5 * p_.major_diameter - g * f, -g * fp, -g_theta * f + g * fp * p / two_pi};
   if (p_.chamfer > 0 && z > -p_.chamfer) {
@@ -180,8 +183,8 @@ surface_point thread_geometry::bolt_surface(double z_b, double theta_b) const {
   const double p = p_.pitch;
   const double u = z_b - p * theta_b / two_pi;
   const double g = bolt_ramp(z_b, theta_b);
-  const double f = profile(u);
-  const double fp = profile_slope(u);
+  double f, fp;
+  profile_and_slope(u, f, fp);
   const double g_theta = ramp_rate(g, p_.runup_angle);
   return {rb_ + g * f, g * fp, g_theta * f - g * fp * p / two_pi};
 }

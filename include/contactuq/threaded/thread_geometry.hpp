@@ -115,6 +115,7 @@ class thread_geometry {
 
  private:
   double ramp(double edge_depth) const;
+  void profile_and_slope(double t, double& f, double& slope) const;
   thread_params p_;
   double h_;
   double t1_;       // end of the root arc
