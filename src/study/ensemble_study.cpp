@@ -145,7 +145,7 @@ input_spec read_parameter(const io::study_table& t, const model::variable& v) {
 // The choices of an epistemic parameter: a list, or points equally spaced over [low, high].
 epistemic_parameter read_epistemic(const io::study_table& t, const std::string& name,
                                    const model::variable* input, std::size_t index) {
-  epistemic_parameter e{name, input == nullptr, index, {}, {}};
+  epistemic_parameter e{name, input == nullptr, index, {}, {}, false, epistemic_parameter::npos};
   if (!input) {
     t.allow_only({"role", "choices"});
     e.labels = t.element_texts("choices");
@@ -173,6 +173,40 @@ epistemic_parameter read_epistemic(const io::study_table& t, const std::string& 
   return e;
 }
 
+// A case table: `choices` names the cases, every other key is a model input with one value per
+// case. The head (names only) goes into `epistemic`, then one column per input that follows it;
+// the columns' inputs become epistemic in `given`. `owner` records which table set an input.
+void read_case_table(const io::study_table& t, const std::string& name, const model::model& m,
+                     std::vector<std::optional<input_spec>>& given, std::vector<std::string>& owner,
+                     std::vector<epistemic_parameter>& epistemic) {
+  epistemic_parameter head{name, false, 0, t.element_texts("choices"), {}, true, epistemic_parameter::npos};
+  if (std::set<std::string>(head.labels.begin(), head.labels.end()).size() != head.labels.size())
+    t.fail("choices", "has a choice twice");
+  const std::size_t lead = epistemic.size();
+  epistemic.push_back(head);
+  for (const std::string& key : t.keys()) {
+    if (key == "role" || key == "choices") continue;
+    const std::size_t i = m.find_input(key);
+    if (i == m.inputs().size())
+      t.fail(key, fmt::format("not an input of model {}; a case table's keys are role, choices and inputs: {}",
+                              m.name(), joined(m.input_names())));
+    if (given[i])
+      t.fail(key, fmt::format("input {} is also set by [parameters.{}]; give it in one place", key,
+                              owner[i].empty() ? key : owner[i]));
+    const model::variable& v = m.inputs()[i];
+    epistemic_parameter column{key, false, i, t.element_texts(key), t.quantities(key, v.dim), false, lead};
+    if (column.values.size() != head.labels.size())
+      t.fail(key, fmt::format("has {} values for {} choices: give one value per case", column.values.size(),
+                              head.labels.size()));
+    for (const double x : column.values) check_in_range(t, key, x, v);
+    given[i] = input_spec{v.name, u::si_unit(v.dim), io::input_role::epistemic, v.nominal, std::nullopt};
+    owner[i] = name;
+    epistemic.push_back(std::move(column));
+  }
+  if (epistemic.size() == lead + 1)
+    t.fail("choices", "a case table names at least one input with one value per choice");
+}
+
 // Every combination of the epistemic choices, the first parameter varying slowest, each with
 // its model: rebuilt from the [model] table with the case's [model]-key choices.
 std::vector<epistemic_case> make_cases(const ensemble_study& study, const io::study_table& model_table,
@@ -180,12 +214,15 @@ std::vector<epistemic_case> make_cases(const ensemble_study& study, const io::st
   std::vector<epistemic_case> cases;
   std::vector<std::size_t> choice(study.epistemic.size(), 0);
   while (true) {
+    for (std::size_t p = 0; p < study.epistemic.size(); ++p)  // a case table's columns take its row
+      if (study.epistemic[p].follows != epistemic_parameter::npos) choice[p] = choice[study.epistemic[p].follows];
     epistemic_case c{"", choice, study.model, {}};
     std::vector<std::string> parts;
     bool rebuild = false;
     io::study_table table = model_table;
     for (std::size_t p = 0; p < study.epistemic.size(); ++p) {
       const epistemic_parameter& e = study.epistemic[p];
+      if (e.follows != epistemic_parameter::npos) continue;
       parts.push_back(fmt::format("{}={}", e.name, e.labels[choice[p]]));
       if (e.model_key) {
         table = table.with_element(e.name, parameters.table(e.name), "choices", choice[p]);
@@ -227,10 +264,12 @@ std::vector<epistemic_case> make_cases(const ensemble_study& study, const io::st
       }
     }
     cases.push_back(std::move(c));
-    // Next combination, last parameter fastest.
+    // Next combination, last parameter fastest; a case table's columns are no parameters of
+    // their own (their head comes first, so p = 0 never follows).
     std::size_t p = study.epistemic.size();
     while (p > 0) {
       --p;
+      if (study.epistemic[p].follows != epistemic_parameter::npos) continue;
       if (++choice[p] < study.epistemic[p].labels.size()) break;
       choice[p] = 0;
       if (p == 0) return cases;
@@ -337,6 +376,7 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
   }
 
   std::vector<std::optional<input_spec>> given(m.inputs().size());
+  std::vector<std::string> owner(m.inputs().size());  // the case table that set an input
   const io::study_table parameters = root.table("parameters");
   for (const std::string& name : parameters.keys()) {
     const io::study_table t = parameters.table(name);
@@ -346,9 +386,16 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
         parameters.fail(name, fmt::format("not an input of model {}; its inputs: {} (a key of the [model] table "
                                           "can only be given role = \"epistemic\" with a list of choices)",
                                           m.name(), joined(m.input_names())));
-      study.epistemic.push_back(read_epistemic(t, name, nullptr, 0));
+      const auto keys = t.keys();
+      if (std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return k != "role" && k != "choices"; }))
+        read_case_table(t, name, m, given, owner, study.epistemic);
+      else
+        study.epistemic.push_back(read_epistemic(t, name, nullptr, 0));
       continue;
     }
+    if (given[i])
+      parameters.fail(name, fmt::format("is also a column of the case table [parameters.{}]; give it in one place",
+                                        owner[i]));
     given[i] = read_parameter(t, m.inputs()[i]);
     if (given[i]->role == io::input_role::epistemic) study.epistemic.push_back(read_epistemic(t, name, &m.inputs()[i], i));
   }
@@ -385,7 +432,8 @@ void fill_case_rows(Eigen::Ref<io::sample_matrix> block, const ensemble_study& s
     block.col(static_cast<Eigen::Index>(aleatoric[k])) = x.col(static_cast<Eigen::Index>(k));
   for (std::size_t p = 0; p < study.epistemic.size() && !study.cases.empty(); ++p) {
     const epistemic_parameter& e = study.epistemic[p];
-    if (!e.model_key) block.col(static_cast<Eigen::Index>(e.input)).setConstant(e.values[study.cases[c].choice[p]]);
+    if (!e.model_key && !e.case_table)
+      block.col(static_cast<Eigen::Index>(e.input)).setConstant(e.values[study.cases[c].choice[p]]);
   }
 }
 

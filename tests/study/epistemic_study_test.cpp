@@ -105,6 +105,56 @@ points = 3
   CHECK(schema.inputs[1].attributes.back() == std::pair<std::string, std::string>{"choices", "1, 2, 3"});
 }
 
+TEST_CASE("a case table sets its inputs together, one case per choice, crossed with other epistemic parameters",
+          "[ensemble_study][epistemic]") {
+  const std::string table = R"(
+[parameters.row]
+role = "epistemic"
+choices = ["one", "two", "three"]
+s = [1, 2, 3]
+w = [0.25, 0.5, 0.75]
+
+[parameters.law]
+role = "epistemic"
+choices = ["a", "b"]
+)";
+  const ensemble_study s = read(base + table);
+  REQUIRE(s.cases.size() == 6);  // 2 laws x 3 rows, not 2 x 3 x 3; parameters in key order
+  CHECK(s.rows() == 240);
+  CHECK(s.cases[0].label == "law=a, row=one");
+  CHECK(s.cases[1].label == "law=a, row=two");
+  CHECK(s.cases[5].label == "law=b, row=three");
+  CHECK(s.inputs[1].role == io::input_role::epistemic);
+  CHECK(s.inputs[2].role == io::input_role::epistemic);
+  const io::sample_matrix x = sample_inputs(s);
+  for (std::size_t c = 0; c < 6; ++c) {
+    const auto block = x.middleRows(static_cast<Eigen::Index>(40 * c), 40);
+    CHECK(block.col(0) == x.topRows(40).col(0));  // common random numbers
+    CHECK((block.col(1).array() == 1.0 + static_cast<double>(c % 3)).all());
+    CHECK((block.col(2).array() == 0.25 * (1.0 + static_cast<double>(c % 3))).all());
+  }
+  memory_sink sink;
+  run_options o;
+  o.threads = 2;
+  run_ensemble(s, x, sink, o);
+  const auto& y = sink.samples().outputs;
+  for (Eigen::Index i = 0; i < 240; ++i) {
+    const double offset = i / 40 >= 3 ? 10.0 : 0.0;
+    CHECK(y(i, 0) == x(i, 0) + offset * x(i, 1) + x(i, 2));
+  }
+  const io::ensemble_schema schema = ensemble_schema_for(s, io::study_document::parse(base + table, "nested.toml"));
+  REQUIRE(schema.metadata.epistemic_cases.size() == 6);
+  CHECK(schema.inputs[2].attributes.back() == std::pair<std::string, std::string>{"choices", "0.25, 0.5, 0.75"});
+
+  const std::string rows = "\n[parameters.row]\nrole = \"epistemic\"\nchoices = [\"one\", \"two\"]\n";
+  CHECK_THROWS_WITH(read(base + rows + "s = [1, 2, 3]\n"), Contains("s") && Contains("3 values for 2 choices"));
+  CHECK_THROWS_WITH(read(base + rows + "q = [1, 2]\n"), Contains("not an input of model offset_test"));
+  CHECK_THROWS_WITH(read(base + rows + "x = [\"1 mm\", \"2 mm\"]\n"), Contains("also") && Contains("row"));
+  CHECK_THROWS_WITH(read(base + rows + "s = [1, 2]\n[parameters.s]\nrole = \"fixed\"\nvalue = 2\n"),
+                    Contains("case table [parameters.row]"));
+  CHECK_THROWS_WITH(read(base + rows + "s = [\"1 mm\", 2]\n"), Contains("parameters.row.s"));
+}
+
 TEST_CASE("design parameters are evaluated at their value and keep their bounds", "[ensemble_study][epistemic]") {
   const ensemble_study s = read(base + R"(
 [parameters.w]

@@ -74,6 +74,14 @@ struct epistemic_parameter {
   std::size_t input = 0;            ///< index of the model input (model_key false)
   std::vector<std::string> labels;  ///< each choice as written, e.g. "hertz", "1 mm"
   std::vector<double> values;       ///< each choice in SI (model_key false)
+  // A case table ([parameters.<name>] with `choices` naming the cases and one list of values
+  // per input): true on its head, which names the cases and sets no input itself. Its columns
+  // are epistemic inputs that follow it.
+  bool case_table = false;
+  // Index of the epistemic parameter whose choice this one takes (a column of a case table);
+  // npos: it is chosen on its own, in every combination with the others.
+  std::size_t follows = npos;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 };
 
 // One combination of epistemic choices, with the model it is evaluated with.
@@ -104,7 +112,8 @@ struct ensemble_study {
   std::vector<input_spec> inputs;  ///< one per model input, in the model's order
   sampling_options sampling;       ///< sampling.samples: N aleatoric samples per case
   std::vector<epistemic_parameter> epistemic;
-  // Every combination, first parameter slowest; empty means one case with `model`.
+  // Every combination, first parameter slowest (a case table's columns move with it); empty
+  // means one case with `model`.
   std::vector<epistemic_case> cases;
 
   // Indices into `inputs` of the aleatoric inputs: the columns of the design.
