@@ -26,17 +26,27 @@ void coaxial_pose(double p, double tip_z, double delta, Vector3d& x, Matrix3d& R
   R = spin(theta);
 }
 
-}  // namespace
-
-TEST_CASE("RCC grasp: stiffness at equilibrium is the congruence transform of diag(k) from r_c (eqs. 5.2-5.4)") {
+// A grasp with every stiffness different, so that no symmetry hides a wrong entry.
+grasp_params unequal_grasp(double k_z_theta_z) {
   grasp_params g;
   g.k_t = 300;
   g.k_z = 500;
   g.k_theta_t = 2;
   g.k_theta_z = 3;
-  g.k_z_theta_z = GENERATE(0.0, 20.0);
+  g.k_z_theta_z = k_z_theta_z;
+  return g;
+}
+
+Matrix3d gripper_attitude() {
+  return Eigen::AngleAxisd(0.7, Vector3d(0.2, -0.4, 1).normalized()).toRotationMatrix();
+}
+
+}  // namespace
+
+TEST_CASE("RCC grasp: stiffness at equilibrium is the congruence transform of diag(k) from r_c (eqs. 5.2-5.4)") {
+  grasp_params g = unequal_grasp(GENERATE(0.0, 20.0));
   g.z_c = GENERATE(-4e-3, 0.0, 6e-3);
-  const Matrix3d R_e = Eigen::AngleAxisd(0.7, Vector3d(0.2, -0.4, 1).normalized()).toRotationMatrix();
+  const Matrix3d R_e = gripper_attitude();
   const Vector3d x_e(1e-3, -2e-3, 3e-3);
   // generalized coordinates: x -> x + dx, R -> exp(eps) R; K_num = -d wrench / d q
   Eigen::Matrix<double, 6, 6> Knum;
@@ -90,14 +100,9 @@ TEST_CASE("RCC grasp: stiffness at equilibrium is the congruence transform of di
 TEST_CASE("RCC grasp: invariant under a rigid motion of bolt and gripper together") {
   // Moving the whole set-up by (Q, b) leaves the energy unchanged and turns the wrench with it
   // (the torque is about the bolt origin, which moves along).
-  grasp_params g;
-  g.k_t = 300;
-  g.k_z = 500;
-  g.k_theta_t = 2;
-  g.k_theta_z = 3;
-  g.k_z_theta_z = GENERATE(0.0, 20.0);
+  grasp_params g = unequal_grasp(GENERATE(0.0, 20.0));
   g.z_c = -4e-3;
-  const Matrix3d R_e = Eigen::AngleAxisd(0.7, Vector3d(0.2, -0.4, 1).normalized()).toRotationMatrix();
+  const Matrix3d R_e = gripper_attitude();
   const Vector3d x_e(1e-3, -2e-3, 3e-3);
   const Vector3d x = x_e + Vector3d(2e-4, -1e-4, 3e-4);
   const double error_angle = GENERATE(0.05, 2.5);  // small, and past the small-rotation form of (5.3)
