@@ -45,6 +45,7 @@ TEST_CASE("every shipped study names or implies its method", "[engine]") {
       {"fit_williams.toml", eng::method::calibrate},
       {"impact_models.toml", eng::method::impact},
       {"impact_uq.toml", eng::method::sample},
+      {"nicolson_tables.toml", eng::method::sample},
       {"pinslot_contact_laws.toml", eng::method::pinslot},
       {"pinslot_uq.toml", eng::method::sample},
       {"pinslot_validation.toml", eng::method::pinslot},
