@@ -35,6 +35,12 @@ struct row_counts {
 }  // namespace
 
 TEST_CASE("nicolson tables: 5.1-4 tips over and 5.2-2 aligns to the nut over the scan", "[cli][threaded]") {
+#if defined(__SANITIZE_ADDRESS__)
+  // 16 starts take 100 s in the release build and several times that under the sanitizers: the
+  // trends are checked there; tests/threaded runs the model under the sanitizers.
+  WARN("skipped under the sanitizers: the release build checks the trends");
+  return;
+#endif
   const auto dir = std::filesystem::temp_directory_path() / ("contactuq-nicolson-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   // The shipped study with 2 points of the scan per row (16 starts, about 100 s on 2 cores; the
