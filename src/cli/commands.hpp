@@ -25,7 +25,7 @@ using engine::refuse_overwrite;
 void set_ensemble_executor(study::ensemble_executor* executor);
 
 int run_engine(const std::string& study, engine::run_options options, bool quiet, std::string_view command,
-               std::initializer_list<engine::method> accepted);
+               std::initializer_list<engine::method> accepted, bool timing = false);
 
 // `summarize` of any result file that is not an ensemble: its attributes and datasets.
 void print_result_description(const std::string& file, bool json);

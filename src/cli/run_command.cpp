@@ -58,7 +58,7 @@ study::ensemble_executor* ensemble_executor = nullptr;
 void set_ensemble_executor(study::ensemble_executor* executor) { ensemble_executor = executor; }
 
 int run_engine(const std::string& study, engine::run_options o, bool quiet, std::string_view command,
-               std::initializer_list<engine::method> accepted) {
+               std::initializer_list<engine::method> accepted, bool timing) {
   const auto doc = io::study_document::load(study);
   if (accepted.size() > 0) o.fallback = *accepted.begin();
   const engine::method m = engine::method_of(doc, o.fallback);
@@ -85,6 +85,11 @@ int run_engine(const std::string& study, engine::run_options o, bool quiet, std:
   }
   std::signal(SIGINT, old_handler);
   if (quiet && r.exit_code == 0 && !r.output.empty()) fmt::print("wrote {}\n", r.output.string());
+  if (timing && !r.timing.empty()) {
+    fmt::print(stderr, "timing:");
+    for (const auto& [phase, seconds] : r.timing) fmt::print(stderr, " {} {:.4f} s;", phase, seconds);
+    fmt::print(stderr, "\n");
+  }
   return r.exit_code;
 }
 
@@ -97,6 +102,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     engine::run_options run;
     std::string output;
     bool quiet = false;
+    bool timing = false;
   };
   auto o = std::make_shared<options>();
   sub->add_option("study", o->study, "Study file (TOML), e.g. studies/quickstart.toml")
@@ -123,9 +129,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--force", o->run.force, "Replace an existing result file (or an unfinished run of it)");
   sub->add_flag("--yes", o->run.yes, "Start even when the run needs more memory than half of this machine's");
   sub->add_flag("-q,--quiet", o->quiet, "No progress and no summary");
+  sub->add_flag("--timing", o->timing,
+                "sample and nested studies: print where the time went (plan, open, evaluate, of it waiting for the "
+                "writer, finish, summary) on stderr");
   sub->callback([o, &exit_code] {
     o->run.output = o->output;
-    exit_code = run_engine(o->study, o->run, o->quiet, "run", {});
+    exit_code = run_engine(o->study, o->run, o->quiet, "run", {}, o->timing);
   });
 }
 

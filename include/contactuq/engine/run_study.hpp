@@ -89,6 +89,9 @@ struct run_result {
   // README, "Exit codes": 0 done; 1 ran without a result (every case failed, a search found no
   // feasible design, or failures = "abort" stopped it); 130 interrupted (resumable).
   int exit_code = 0;
+  // Where the wall time of a sample or nested run went, in order (phase, seconds): plan,
+  // open, evaluate, of it waiting for the writer, finish, summary. Empty for other methods.
+  std::vector<std::pair<std::string, double>> timing = {};
 };
 
 // Runs the study and writes its result file. Throws std::invalid_argument for bad input and
