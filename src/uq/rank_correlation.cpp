@@ -5,14 +5,19 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <array>
 #include <boost/math/distributions/normal.hpp>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numbers>
 #include <numeric>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+
 #include "contactuq/error.hpp"
+#include "contactuq/uq/radix_sort.hpp"
 #include "contactuq/uq/random.hpp"
 
 namespace contactuq::uq {
@@ -20,12 +25,30 @@ namespace contactuq::uq {
 namespace {
 
 // Indices 0..n-1 ordered by the values of column j (ties by index, so the order is defined).
-std::vector<Eigen::Index> order_of(const Eigen::MatrixXd& x, Eigen::Index j) {
-  std::vector<Eigen::Index> order(static_cast<std::size_t>(x.rows()));
-  std::iota(order.begin(), order.end(), Eigen::Index{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](Eigen::Index a, Eigen::Index b) { return x(a, j) < x(b, j); });
-  return order;
+std::vector<std::size_t> order_of(const Eigen::MatrixXd& x, Eigen::Index j) {
+  return stable_order(std::span<const double>(x.col(j).data(), static_cast<std::size_t>(x.rows())));
+}
+
+// The values of column j in ascending order. A Latin hypercube column of uniforms has one value
+// in each interval [k/n, (k+1)/n): then floor(n x) places each value in order in linear time.
+std::vector<double> sorted_column(const Eigen::MatrixXd& x, Eigen::Index j) {
+  const auto n = static_cast<std::size_t>(x.rows());
+  std::vector<double> sorted(n);
+  std::vector<char> taken(n, 0);
+  bool strata = true;
+  for (std::size_t i = 0; i < n && strata; ++i) {
+    const double v = x(static_cast<Eigen::Index>(i), j);
+    const double k = std::floor(v * static_cast<double>(n));
+    strata = k >= 0 && k < static_cast<double>(n) && !taken[static_cast<std::size_t>(k)];
+    if (strata) {
+      taken[static_cast<std::size_t>(k)] = 1;
+      sorted[static_cast<std::size_t>(k)] = v;
+    }
+  }
+  if (strata) return sorted;  // n values in n distinct cells, in the cells' (the values') order
+  sorted.assign(x.col(j).data(), x.col(j).data() + n);
+  sort_values(sorted);
+  return sorted;
 }
 
 // Ranks 1..N of column j, ties given the average of the ranks they span.
@@ -35,9 +58,10 @@ Eigen::VectorXd average_ranks(const Eigen::MatrixXd& x, Eigen::Index j) {
   std::size_t start = 0;
   while (start < order.size()) {
     std::size_t end = start + 1;
-    while (end < order.size() && x(order[end], j) == x(order[start], j)) ++end;
+    while (end < order.size() && x(static_cast<Eigen::Index>(order[end]), j) == x(static_cast<Eigen::Index>(order[start]), j))
+      ++end;
     const double rank = 0.5 * static_cast<double>(start + 1 + end);  // mean of start+1 .. end
-    for (std::size_t k = start; k < end; ++k) ranks(order[k]) = rank;
+    for (std::size_t k = start; k < end; ++k) ranks(static_cast<Eigen::Index>(order[k])) = rank;
     start = end;
   }
   return ranks;
@@ -142,12 +166,12 @@ Eigen::MatrixXd impose_rank_correlation(const Eigen::MatrixXd& x, const Eigen::M
   // Step 1: van der Waerden scores, independently permuted per column.
   const boost::math::normal_distribution<double> standard;
   std::vector<double> scores(static_cast<std::size_t>(n));
-  for (Eigen::Index i = 0; i < n; ++i) {
+  tbb::parallel_for(Eigen::Index{0}, n, [&](Eigen::Index i) {
     scores[static_cast<std::size_t>(i)] =
         boost::math::quantile(standard, static_cast<double>(i + 1) / static_cast<double>(n + 1));
-  }
+  });
   Eigen::MatrixXd r(n, d);
-  for (Eigen::Index j = 0; j < d; ++j) {
+  tbb::parallel_for(Eigen::Index{0}, d, [&](Eigen::Index j) {
     std::vector<double> col = scores;
     engine e =
         make_engine(seed, stream_purpose::iman_conover_scores, static_cast<std::uint64_t>(j));
@@ -155,7 +179,7 @@ Eigen::MatrixXd impose_rank_correlation(const Eigen::MatrixXd& x, const Eigen::M
       std::swap(col[i], col[uniform_index(e, i + 1)]);
     }
     for (Eigen::Index i = 0; i < n; ++i) r(i, j) = col[static_cast<std::size_t>(i)];
-  }
+  });
 
   // Step 2: R* = R (P Q^-1)^T with T = Q Q^T, C' = P P^T.
   Eigen::MatrixXd pearson_target = target;
@@ -182,12 +206,11 @@ Eigen::MatrixXd impose_rank_correlation(const Eigen::MatrixXd& x, const Eigen::M
 
   // Step 3: column j of the result holds the sorted values of x_j in the rank order of R*_j.
   Eigen::MatrixXd out(n, d);
-  for (Eigen::Index j = 0; j < d; ++j) {
-    std::vector<double> sorted(x.col(j).data(), x.col(j).data() + n);
-    std::sort(sorted.begin(), sorted.end());
+  tbb::parallel_for(Eigen::Index{0}, d, [&](Eigen::Index j) {
+    const std::vector<double> sorted = sorted_column(x, j);
     const auto order = order_of(r_star, j);
-    for (std::size_t k = 0; k < order.size(); ++k) out(order[k], j) = sorted[k];
-  }
+    for (std::size_t k = 0; k < order.size(); ++k) out(static_cast<Eigen::Index>(order[k]), j) = sorted[k];
+  });
   return out;
 }
 

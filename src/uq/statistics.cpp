@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "contactuq/error.hpp"
+#include "contactuq/uq/radix_sort.hpp"
 #include "contactuq/uq/random.hpp"
 
 namespace contactuq::uq {
@@ -60,7 +61,7 @@ finite_sample::finite_sample(std::span<const double> values) {
     if (std::isfinite(v)) sorted_.push_back(v);
   }
   skipped_ = values.size() - sorted_.size();
-  std::sort(sorted_.begin(), sorted_.end());
+  sort_values(sorted_);
 }
 
 double finite_sample::mean() const {
