@@ -444,13 +444,11 @@ std::vector<uq::distribution> aleatoric_distributions(const ensemble_study& stud
 }
 
 // The whole matrix, for designs whose rows cannot be made alone.
-io::sample_matrix whole_inputs(const ensemble_study& study) {
-  const auto aleatoric = study.aleatoric();
-  const std::size_t n = study.per_case();
-  Eigen::MatrixXd u = study.sampling.sobol
-                          ? uq::make_pick_freeze_design(study.sampling.samples, aleatoric.size(), study.sampling.design)
-                                .points()
-                          : uq::unit_design(n, aleatoric.size(), study.sampling.design);
+// The unit design of a study whose rows cannot be made alone (a Latin hypercube, rank
+// correlation), before it is mapped to the inputs.
+Eigen::MatrixXd whole_unit_design(const ensemble_study& study) {
+  const std::size_t n = study.per_case(), d = study.aleatoric().size();
+  Eigen::MatrixXd u = uq::unit_design(n, d, study.sampling.design);
   if (study.sampling.rank_correlation.size() > 0) {
     // Per QMC replicate, each with its own scores, so that the replicates stay independent.
     const std::size_t r_count = study.sampling.design.replicates;
@@ -462,9 +460,16 @@ io::sample_matrix whole_inputs(const ensemble_study& study) {
       u.middleRows(first, m) = uq::impose_rank_correlation(u.middleRows(first, m), study.sampling.rank_correlation, seed);
     }
   }
-  const Eigen::MatrixXd x = uq::map_to_inputs(u, aleatoric_distributions(study));
+  return u;
+}
 
-  const auto rows = static_cast<Eigen::Index>(n);
+// A pick-freeze (Sobol' indices) plan, made whole.
+io::sample_matrix pick_freeze_inputs(const ensemble_study& study) {
+  const auto aleatoric = study.aleatoric();
+  const Eigen::MatrixXd u =
+      uq::make_pick_freeze_design(study.sampling.samples, aleatoric.size(), study.sampling.design).points();
+  const Eigen::MatrixXd x = uq::map_to_inputs(u, aleatoric_distributions(study));
+  const auto rows = static_cast<Eigen::Index>(study.per_case());
   io::sample_matrix out(static_cast<Eigen::Index>(study.rows()), static_cast<Eigen::Index>(study.inputs.size()));
   for (std::size_t c = 0; c < std::max<std::size_t>(study.cases.size(), 1); ++c)
     fill_case_rows(out.middleRows(static_cast<Eigen::Index>(c) * rows, rows), study, aleatoric, c, x);
@@ -473,9 +478,7 @@ io::sample_matrix whole_inputs(const ensemble_study& study) {
 
 }  // namespace
 
-io::sample_matrix sample_inputs(const ensemble_study& study) {
-  return sample_plan::streams(study) ? sample_plan(study).rows(0, study.rows()) : whole_inputs(study);
-}
+io::sample_matrix sample_inputs(const ensemble_study& study) { return sample_plan(study).rows(0, study.rows()); }
 
 bool sample_plan::streams(const ensemble_study& study) {
   return uq::has_row_access(study.sampling.design.kind) && !study.sampling.sobol &&
@@ -484,7 +487,10 @@ bool sample_plan::streams(const ensemble_study& study) {
 
 sample_plan::sample_plan(const ensemble_study& study)
     : study_(&study), rows_(study.rows()), aleatoric_(study.aleatoric()), distributions_(aleatoric_distributions(study)) {
-  if (!streams(study)) whole_ = whole_inputs(study);
+  if (study.sampling.sobol)
+    whole_ = pick_freeze_inputs(study);
+  else if (!streams(study))
+    unit_ = whole_unit_design(study);
 }
 
 sample_plan::sample_plan(const ensemble_study& study, const io::sample_matrix& given)
@@ -500,13 +506,15 @@ io::sample_matrix sample_plan::rows(std::size_t first, std::size_t count) const 
   const auto from = static_cast<Eigen::Index>(first), size = static_cast<Eigen::Index>(count);
   if (given_) return given_->middleRows(from, size);
   if (whole_) return whole_->middleRows(from, size);
-  // Case by case: row r is point r % n of case r / n.
+  // Case by case: row r is point r % n of case r / n. The unit design's rows are made here or
+  // taken from the whole one; either way they are mapped to the inputs here, in the block.
   const std::size_t n = study_->per_case();
   io::sample_matrix out(size, static_cast<Eigen::Index>(cols()));
   for (std::size_t r = first; r < first + count;) {
     const std::size_t c = r / n, point = r % n, take = std::min(n - point, first + count - r);
     const Eigen::MatrixXd u =
-        uq::rows_of_unit_design(n, aleatoric_.size(), study_->sampling.design, point, take);
+        unit_ ? Eigen::MatrixXd(unit_->middleRows(static_cast<Eigen::Index>(point), static_cast<Eigen::Index>(take)))
+              : uq::rows_of_unit_design(n, aleatoric_.size(), study_->sampling.design, point, take);
     fill_case_rows(out.middleRows(static_cast<Eigen::Index>(r - first), static_cast<Eigen::Index>(take)), *study_,
                    aleatoric_, c, uq::map_to_inputs(u, distributions_));
     r += take;

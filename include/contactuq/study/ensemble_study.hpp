@@ -150,8 +150,9 @@ io::sample_matrix sample_inputs(const ensemble_study& study);
 // The rows of sample_inputs(study), a block at a time. Where the design allows it (Monte Carlo,
 // Sobol' and Halton points, without rank correlation or a pick-freeze design) rows are made when
 // asked for, so the inputs of a plan of 10^9 samples never exist at once; otherwise (a Latin
-// hypercube permutes whole columns, Iman–Conover reorders whole replicates) the matrix is sampled
-// once, whole. `study` (and `given`) must outlive the plan.
+// hypercube permutes whole columns, Iman–Conover reorders whole replicates) the design of uniforms
+// is sampled once, whole, and mapped to the inputs block by block (a pick-freeze plan is made
+// whole). `study` (and `given`) must outlive the plan.
 class sample_plan {
  public:
   explicit sample_plan(const ensemble_study& study);
@@ -160,7 +161,7 @@ class sample_plan {
 
   // Whether rows(study) can be made alone: the plan of `study` is then streamed.
   static bool streams(const ensemble_study& study);
-  bool streamed() const noexcept { return !whole_ && !given_; }
+  bool streamed() const noexcept { return !unit_ && !whole_ && !given_; }
   std::size_t rows() const noexcept { return rows_; }
   std::size_t cols() const noexcept { return study_->inputs.size(); }
   // Rows [first, first + count) of sample_inputs(study), bit for bit; first + count <= rows().
@@ -171,7 +172,8 @@ class sample_plan {
   std::size_t rows_;
   std::vector<std::size_t> aleatoric_;
   std::vector<uq::distribution> distributions_;
-  std::optional<io::sample_matrix> whole_;
+  std::optional<Eigen::MatrixXd> unit_;       // a design made whole, mapped block by block
+  std::optional<io::sample_matrix> whole_;    // a pick-freeze plan, made whole
   const io::sample_matrix* given_ = nullptr;
 };
 
