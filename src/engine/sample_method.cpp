@@ -2,9 +2,11 @@
 // them through the ensemble store, summarise the scalar outputs.
 #include <fmt/format.h>
 #include <tbb/info.h>
+#include <tbb/parallel_for.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -100,24 +102,41 @@ void print_summary(std::FILE* to, const study::ensemble_study& s, const recordin
   for (const auto& c : s.cases) width = std::max(width, c.label.size() + 2);
   fmt::print(to, "\n  {:<{}} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
              nested ? "output / case" : "output", width, "unit", "failed", "mean", "sd", "min", "5%", "50%", "95%", "max");
-  const std::size_t n = s.per_case();
-  for (std::size_t j = 0; j < s.model.outputs().size(); ++j) {
+  // Every output (and case) summarised at once: sorting each is the bulk of the work.
+  const std::size_t n = s.per_case(), cases = nested ? s.cases.size() : 1, outputs = s.model.outputs().size();
+  std::vector<uq::summary> summaries(outputs * cases);
+  tbb::parallel_for(std::size_t{0}, summaries.size(), [&](std::size_t k) {
+    const auto& values = sink.outputs()[k / cases];
+    summaries[k] = nested ? uq::summarize(std::span<const double>(values).subspan((k % cases) * n, n), opt)
+                          : uq::summarize(values, opt);
+  });
+  for (std::size_t j = 0; j < outputs; ++j) {
     const auto& v = s.model.outputs()[j];
-    const auto& values = sink.outputs()[j];
     if (!nested) {
-      print_row(to, v.name, width, units::si_unit(v.dim), uq::summarize(values, opt));
+      print_row(to, v.name, width, units::si_unit(v.dim), summaries[j]);
       continue;
     }
     fmt::print(to, "  {}\n", v.name);
-    for (std::size_t c = 0; c < s.cases.size(); ++c)
-      print_row(to, fmt::format("  {}", s.cases[c].label), width, units::si_unit(v.dim),
-                uq::summarize(std::span<const double>(values).subspan(c * n, n), opt));
+    for (std::size_t c = 0; c < cases; ++c)
+      print_row(to, fmt::format("  {}", s.cases[c].label), width, units::si_unit(v.dim), summaries[j * cases + c]);
   }
   fmt::print(to, "\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
                  "outputs of samples that ran)\n",
              sink.failed(), s.rows());
   print_failures(sink, to);
 }
+
+// Seconds since the previous lap (or construction).
+class lap_timer {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(now - std::exchange(last_, now)).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 }  // namespace
 
@@ -134,7 +153,9 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
   if (!o.shard.empty()) io::shard_range(io::parse_shard(o.shard), s.rows());  // a bad --shard fails here
   if (o.check_only) return {.kind = s.cases.size() > 1 ? method::nested : method::sample, .output = out, .planned = s.rows()};
   // Before the output is touched: a run that cannot start leaves it as it was.
+  lap_timer clock;
   const study::sample_plan inputs(s);
+  const double plan_seconds = clock.lap();
   make_parent(out);
 
   io::ensemble_schema schema = study::ensemble_schema_for(s, doc);
@@ -176,6 +197,7 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
   if (writer.completed() > 0) fmt::print(to, "resuming after sample {}\n", range.first + writer.completed());
   std::fflush(to);
 
+  const double open_seconds = clock.lap();
   study::run_options ro;
   ro.threads = o.threads;
   ro.block_size = writer.chunk_rows();  // whole chunks: each is compressed once
@@ -189,6 +211,8 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
       o.executor ? o.executor->run(doc, s, inputs, sink, ro) : study::run_ensemble(s, inputs, sink, ro);
 
   run_result r{.kind = s.cases.size() > 1 ? method::nested : method::sample, .output = out};
+  r.timing = {{"plan", plan_seconds}, {"open", open_seconds}, {"evaluate", clock.lap()},
+              {"waited for the writer", result.sink_wait_seconds}};
   r.planned = range.second - range.first;  // samples of this file
   r.failed = sink.failed();
   std::FILE* err = errors(o);
@@ -202,7 +226,9 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
     r.exit_code = 1;
   } else if (result.completed == range.second) {
     writer.finish(io::iso8601_now());
+    r.timing.emplace_back("finish", clock.lap());
     if (o.shard.empty()) print_summary(to, s, sink);
+    r.timing.emplace_back("summary", clock.lap());
     fmt::print(to, "\nwrote {} ({} samples{})\n", out.string(), r.planned,
                o.shard.empty() ? "" : fmt::format(", shard {} of the plan", o.shard));
     if (sink.failed() == r.planned) {
