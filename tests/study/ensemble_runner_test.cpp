@@ -245,8 +245,8 @@ TEST_CASE("a cancel request drops the blocks in flight: no sample starts after i
   CHECK_FALSE(summary.aborted);
   // Samples already running when it came finish; none starts after it (2 threads).
   CHECK(calls->load() <= 70 + 2);
-  // The sink has every sample up to the first one not run, in order, and nothing after.
-  CHECK(summary.completed >= 32);
+  // The sink has every sample up to the first one not run, in order, and nothing after. How many
+  // that is depends on scheduling: a thread descheduled in the first block leaves a gap there.
   CHECK(summary.completed <= 72);
   const io::ensemble_block& b = sink.samples();
   CHECK(b.size() == summary.completed);
