@@ -21,11 +21,12 @@ study() { sed -e "s/^samples = 1000$/samples = $1/" studies/quickstart.toml > "$
 study "$N" "$work/study.toml"
 study "$((N / 10))" "$work/study_small.toml"
 
-measure() {  # prints "wall_s max_rss_kb"
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null
+measure() {  # prints "wall_s max_rss_kb"; the run's --timing line goes to $work/timing
+  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2> "$work/timing"
   cat "$work/time"
 }
-read -r wall1 rss1 < <(measure "$BUILD/contactuq" run "$work/study.toml" -o "$work/j1.h5" -q -j 1)
+read -r wall1 rss1 < <(measure "$BUILD/contactuq" run "$work/study.toml" -o "$work/j1.h5" -q -j 1 --timing)
+timing1=$(cat "$work/timing")
 read -r wall2 rss2 < <(measure "$BUILD/contactuq" run "$work/study.toml" -o "$work/j2.h5" -q -j 2)
 read -r _ rss_small < <(measure "$BUILD/contactuq" run "$work/study_small.toml" -o "$work/small.h5" -q -j 2)
 $py - "$work/j1.h5" "$work/j2.h5" <<'PY'
@@ -44,8 +45,8 @@ size=$(stat -c %s "$work/j2.h5")
 
 peer=$(cd bench/peers && OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $py ensemble_peer.py "$PEER_N" 200 "$work/peer.h5")
 
-$py - "$N" "$wall1" "$rss1" "$wall2" "$rss2" "$rss_small" "$size" "$parts1" "$parts2" "$peer" "$parts1_raw" "$parts2_raw" "$size_raw" <<'PY'
-import sys
+$py - "$N" "$wall1" "$rss1" "$wall2" "$rss2" "$rss_small" "$size" "$parts1" "$parts2" "$peer" "$parts1_raw" "$parts2_raw" "$size_raw" "$timing1" <<'PY'
+import re, sys
 n = int(sys.argv[1])
 wall1, rss1, wall2, rss2, rss_small, size = map(float, sys.argv[2:8])
 kv = lambda s: dict(zip(s.split()[0::2], map(float, s.split()[1::2])))
@@ -69,14 +70,17 @@ print(f"peer (OpenTURNS LHS + NumPy model + h5py), {int(peer['samples'])} sample
       f"{peer['seconds']:.1f} s, {peer_rate:.0f} samples/s")
 print(f"ratio contactuq / peer, end to end: {n / wall1 / peer_rate:.1f}x at -j 1, "
       f"{n / wall2 / peer_rate:.1f}x at -j 2")
-# Serial fraction of the -j 1 run: its wall time less the work the parallel stages do (evaluation
-# and compression in the workers = the runner's time less the time it waited for the write
-# stage, which runs on a thread of its own, and less finishing the file), over the wall time.
-# Process start, planning, waiting for the write stage, finishing the file and the summary are
-# what is left.
-parallel = p1["write_run_s"] - p1["wait_s"] - p1["finish_s"]
-print(f"serial part of the -j 1 run: {wall1 - parallel:.2f} s of {wall1:.2f} s "
-      f"(waiting for the write stage {p1['wait_s']:.2f} s, finish {p1['finish_s']:.3f} s)")
+# Serial fraction of the -j 1 run, from that run's own --timing line: its wall time less the work
+# of the parallel stage (evaluation and compression in the workers: the evaluate phase less the
+# time it waited for the write stage, which runs on a thread of its own), over the wall time.
+# Process start and exit, planning (Latin hypercube and Iman-Conover), opening and finishing the
+# file and the summary are what is left.
+phases = {k: float(v) for k, v in re.findall(r"([a-z ]+?) ([0-9.]+) s;", sys.argv[14])}
+parallel = phases["evaluate"] - phases["waited for the writer"]
+outside = wall1 - sum(phases[k] for k in ("plan", "open", "evaluate", "finish", "summary"))
+print(f"serial part of the -j 1 run: {wall1 - parallel:.3f} s of {wall1:.2f} s: plan {phases['plan']:.3f} s, "
+      f"open {phases['open']:.3f} s, waiting for the write stage {phases['waited for the writer']:.3f} s, "
+      f"finish {phases['finish']:.3f} s, summary {phases['summary']:.3f} s, process start and exit {outside:.3f} s")
 print(f"RATIO ensemble_vs_openturns {n / wall1 / peer_rate:.2f}")
 print(f"RATIO speedup_j2 {wall1 / wall2:.3f}")
 print(f"RATIO serial_fraction {max(0.0, wall1 - parallel) / wall1:.4f}")
