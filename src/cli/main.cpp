@@ -26,7 +26,10 @@ int main(int argc, char** argv) {
   contactuq::mpi::session mpi(argc, argv);
   if (mpi.rank() != 0) return mpi.serve();
   contactuq::mpi::world_runner world(mpi);
-  if (mpi.size() > 1) contactuq::cli::set_ensemble_executor(&world);
+  if (mpi.size() > 1) {
+    contactuq::cli::set_ensemble_executor(&world);
+    contactuq::cli::set_design_executor(&world);
+  }
   return run_command_line(argc, argv);
 #else
   if (contactuq::mpi::launched()) {

@@ -53,9 +53,11 @@ class progress_printer {
 
 namespace {
 study::ensemble_executor* ensemble_executor = nullptr;
+opt::design_executor* design_executor = nullptr;
 }
 
 void set_ensemble_executor(study::ensemble_executor* executor) { ensemble_executor = executor; }
+void set_design_executor(opt::design_executor* executor) { design_executor = executor; }
 
 int run_engine(const std::string& study, engine::run_options o, bool quiet, std::string_view command,
                std::initializer_list<engine::method> accepted, bool timing) {
@@ -71,6 +73,7 @@ int run_engine(const std::string& study, engine::run_options o, bool quiet, std:
   o.errors = stderr;
   o.stop = &interrupted;
   o.executor = ensemble_executor;
+  o.design_executor = design_executor;
   progress_printer progress(m == engine::method::optimize ? "evaluations" : "samples");
   if (!quiet && (m == engine::method::sample || m == engine::method::nested || m == engine::method::optimize))
     o.progress = std::ref(progress);

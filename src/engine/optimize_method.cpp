@@ -113,6 +113,7 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
   const auto models = opt::optimization_models(s);
   opt::optimization_schema schema = opt::optimization_schema_of(s, doc, threads);
   schema.study_path = doc.file();
+  if (o.design_executor) schema.mpi_ranks = o.design_executor->processes();
   std::vector<opt::evaluation_record> replay;
   if (o.resume) replay = opt::resume_history(out, doc);
   const std::size_t in_file = replay.size();
@@ -136,6 +137,18 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
   std::fflush(to);
   run_result r{.kind = method::optimize, .output = out, .planned = planned};
   std::optional<opt::epistemic_result> result;
+  // The designs' samples evaluated elsewhere (the ranks of an MPI job), finished however the
+  // optimisation ends.
+  struct executor_session {
+    opt::design_executor* executor;
+    ~executor_session() {
+      if (executor) executor->finish();
+    }
+  } session{o.design_executor};
+  if (o.design_executor) {
+    o.design_executor->start(doc, o.threads);
+    log.executor = o.design_executor;
+  }
   try {
     result = opt::optimize_over_models(models, s.base, s.objectives, s.constraints, s.optimizer, log);
   } catch (const opt::interrupted& e) {

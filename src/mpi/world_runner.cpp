@@ -2,28 +2,20 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
-#include <tbb/global_control.h>
 #include <tbb/info.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <climits>
-#include <cstdlib>
-#include <cstring>
 #include <deque>
-#include <list>
 #include <exception>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "contactuq/model/registry.hpp"
+#include "design_runner.hpp"
 #include "messages.hpp"
+#include "transport.hpp"
 
 namespace contactuq::mpi {
 
@@ -31,74 +23,22 @@ using namespace detail;
 
 namespace {
 
-void send(const std::vector<std::byte>& bytes, int to, int tag) {
-  if (bytes.size() > static_cast<std::size_t>(INT_MAX))
-    throw std::runtime_error(fmt::format("MPI message of {} bytes: more than one message can hold", bytes.size()));
-  MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD);
-}
-
-void send_numbers(std::initializer_list<std::uint64_t> values, int to, int tag) {
-  byte_writer w;
-  for (auto v : values) w.put(v);
-  send(w.take(), to, tag);
-}
-
-// Receives the message `status` announced (MPI_Probe or MPI_Iprobe).
-std::vector<std::byte> receive(const MPI_Status& probed) {
-  int size = 0;
-  MPI_Get_count(&probed, MPI_BYTE, &size);
-  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
-  MPI_Recv(bytes.data(), size, MPI_BYTE, probed.MPI_SOURCE, probed.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  return bytes;
-}
-
-std::optional<MPI_Status> poll(int from) {
-  int flag = 0;
-  MPI_Status status;
-  MPI_Iprobe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-  return flag ? std::optional<MPI_Status>(status) : std::nullopt;
-}
-
-// Sleeps a little longer each time nothing happened (up to 250 us), so that an idle loop costs
-// almost no core while a busy one answers within microseconds.
-class backoff {
- public:
-  void reset() { wait_ = std::chrono::microseconds(5); }
-  void pause() {
-    std::this_thread::sleep_for(wait_);
-    wait_ = std::min(2 * wait_, std::chrono::microseconds(250));
-  }
-
- private:
-  std::chrono::microseconds wait_{5};
+// An evaluated block of this rank, or why its evaluation failed.
+struct finished_block {
+  std::size_t first = 0;
+  std::optional<study::evaluated_block> block;  // nullopt: evaluation threw `error`
+  std::string error;
 };
 
-// Blocks evaluated on `threads` threads of this rank, collected by the thread that calls MPI,
-// which takes no part in the evaluation: the blocks run in an arena of their own with no slot
-// for it (under mpirun a rank is often bound to one core, where TBB would otherwise start no
-// worker thread at all).
+// Blocks evaluated on `threads` threads of this rank, compressed by `prepare`.
 class local_blocks {
  public:
-  struct finished {
-    std::size_t first = 0;
-    std::optional<study::evaluated_block> block;  // nullopt: evaluation threw `error`
-    std::string error;
-  };
   local_blocks(const study::block_evaluator& evaluate, std::function<void(io::ensemble_block&)> prepare,
                std::size_t threads)
-      : evaluate_(evaluate),
-        prepare_(std::move(prepare)),
-        workers_(tbb::global_control::max_allowed_parallelism, threads + 1),
-        arena_(static_cast<int>(threads), 0) {}
-  ~local_blocks() {
-    while (running_.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-
+      : evaluate_(evaluate), prepare_(std::move(prepare)), jobs_(threads) {}
   void submit(std::size_t first, std::size_t size) {
-    ++in_flight_;
-    ++running_;
-    arena_.enqueue([this, first, size] {
-      finished f{first, std::nullopt, {}};
+    jobs_.submit([this, first, size] {
+      finished_block f{first, std::nullopt, {}};
       try {
         study::evaluated_block e = evaluate_(first, size);
         prepare_(e.block);
@@ -108,74 +48,22 @@ class local_blocks {
       } catch (...) {
         f.error = "unknown exception";
       }
-      {
-        const std::lock_guard lock(mutex_);
-        done_.push_back(std::move(f));
-      }
-      --running_;
+      return f;
     });
   }
-  std::deque<finished> take() {
-    std::deque<finished> out;
-    {
-      const std::lock_guard lock(mutex_);
-      out.swap(done_);
-    }
-    in_flight_ -= out.size();
-    return out;
-  }
-  std::size_t in_flight() const noexcept { return in_flight_; }
+  std::deque<finished_block> take() { return jobs_.take(); }
+  std::size_t in_flight() const noexcept { return jobs_.in_flight(); }
 
  private:
   const study::block_evaluator& evaluate_;
   std::function<void(io::ensemble_block&)> prepare_;
-  tbb::global_control workers_;  // room for `threads` workers besides the thread calling MPI
-  tbb::task_arena arena_;
-  std::atomic<std::size_t> running_ = 0;
-  std::mutex mutex_;
-  std::deque<finished> done_;
-  std::size_t in_flight_ = 0;  // only the calling thread
+  local_jobs<finished_block> jobs_;  // last: destroyed first, once its jobs are done
 };
 
 // Blocks per request for a rank with `threads` threads: enough samples to keep them busy.
 std::size_t blocks_per_request(std::size_t threads, std::size_t block_rows) {
   return std::clamp<std::size_t>((64 * threads + block_rows - 1) / block_rows, 1, 64);
 }
-
-// Messages on their way to rank 0. A blocking send of a large message would wait, polling at
-// full speed, until rank 0 takes it: the core it spins on is one the rank's evaluation needs.
-class outbox {
- public:
-  ~outbox() { wait_all(); }
-  void send(std::vector<std::byte> bytes, int tag) {
-    if (bytes.size() > static_cast<std::size_t>(INT_MAX))
-      throw std::runtime_error(fmt::format("MPI message of {} bytes: more than one message can hold", bytes.size()));
-    sending_.push_back({std::move(bytes), MPI_REQUEST_NULL});
-    auto& m = sending_.back();
-    MPI_Isend(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, 0, tag, MPI_COMM_WORLD, &m.request);
-  }
-  // Forgets the messages delivered; true when some were.
-  bool progress() {
-    const std::size_t before = sending_.size();
-    std::erase_if(sending_, [](message& m) {
-      int done = 0;
-      MPI_Test(&m.request, &done, MPI_STATUS_IGNORE);
-      return done != 0;
-    });
-    return sending_.size() != before;
-  }
-  void wait_all() {
-    for (auto& m : sending_) MPI_Wait(&m.request, MPI_STATUS_IGNORE);
-    sending_.clear();
-  }
-
- private:
-  struct message {
-    std::vector<std::byte> bytes;
-    MPI_Request request;
-  };
-  std::list<message> sending_;  // a list: requests and buffers stay where MPI was told they are
-};
 
 // A worker rank's side of one study; returns true when rank 0 ended the job instead (it failed
 // before it could end the study).
@@ -279,6 +167,7 @@ int session::serve() {
       const std::vector<std::byte> bytes = receive(probed);
       if (probed.MPI_TAG == quit_tag) return 0;
       if (probed.MPI_TAG == study_tag && serve_study(unpack_study(bytes))) return 0;
+      if (probed.MPI_TAG == designs_tag && serve_designs(unpack_study(bytes))) return 0;
     }
   } catch (const std::exception& e) {
     // Nothing rank 0 could be told (errors of a study are sent to it): the job ends here.

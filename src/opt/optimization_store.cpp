@@ -87,6 +87,7 @@ void write_skeleton(const std::filesystem::path& path, const optimization_schema
   meta.set_attribute("end_time", std::string());
   meta.set_attribute("host", s.host);
   meta.set_attribute("threads", static_cast<std::uint64_t>(s.threads));
+  if (s.mpi_ranks > 0) meta.set_attribute("mpi_ranks", static_cast<std::uint64_t>(s.mpi_ranks));
   auto design = f.create_group("design");
   design.set_attribute("names", s.design_names);
   design.set_attribute("units", s.design_units);
@@ -336,6 +337,7 @@ optimization_file read_optimization(const std::filesystem::path& path) {
   s.end_time = meta.string_attribute("end_time");
   s.host = meta.string_attribute("host");
   s.threads = meta.numeric_attribute<std::uint64_t>("threads");
+  if (meta.has_attribute("mpi_ranks")) s.mpi_ranks = meta.numeric_attribute<std::uint64_t>("mpi_ranks");
   const auto design = f.open_group("design");
   s.design_names = design.strings_attribute("names");
   s.design_units = design.strings_attribute("units");

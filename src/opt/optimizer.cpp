@@ -161,8 +161,12 @@ std::vector<robust_value> history::evaluate(const robust_problem& problem, std::
     const auto one = [&](std::size_t t) {
       batch[todo[t]].value = problem.evaluate(batch[todo[t]].x);
     };
-    // A model that is not thread safe is never called from two threads at once.
-    if (problem.model().thread_safe())
+    if (executor) {
+      std::vector<std::vector<double>> new_xs;
+      for (const std::size_t k : todo) new_xs.push_back(xs[k]);
+      std::vector<robust_value> values = executor->evaluate(problem, model, new_xs);
+      for (std::size_t t = 0; t < todo.size(); ++t) batch[todo[t]].value = std::move(values[t]);
+    } else if (problem.model().thread_safe())  // else never called from two threads at once
       tbb::parallel_for(std::size_t{0}, todo.size(), one);
     else
       for (std::size_t t = 0; t < todo.size(); ++t) one(t);

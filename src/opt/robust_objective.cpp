@@ -176,31 +176,47 @@ robust_problem::robust_problem(model::model m, io::sample_matrix samples,
   }
 }
 
-io::sample_matrix robust_problem::sample_outputs(std::span<const double> x, std::size_t* failed,
-                                                 std::string* message) const {
+namespace {
+
+// Sample i of the problem's set at design x into row `row` of out; "" or the failure message.
+std::string evaluate_sample(const model::model& m, const io::sample_matrix& samples, const std::vector<std::size_t>& design,
+                            std::span<const double> x, Eigen::Index i, io::sample_matrix& out, Eigen::Index row) {
+  std::vector<double> in(samples.row(i).data(), samples.row(i).data() + samples.cols());
+  for (std::size_t k = 0; k < design.size(); ++k) in[design[k]] = x[k];
+  try {
+    const model::evaluation e = m.evaluate(in);
+    for (Eigen::Index j = 0; j < out.cols(); ++j) out(row, j) = e.outputs[static_cast<std::size_t>(j)];
+    return {};
+  } catch (const std::exception& error) {
+    out.row(row).setConstant(nan);
+    return *error.what() ? error.what() : "failed";
+  }
+}
+
+}  // namespace
+
+io::sample_matrix robust_problem::all_sample_outputs(std::span<const double> x, std::vector<std::string>& errors) const {
   if (x.size() != design_.size())
     throw std::invalid_argument(
         fmt::format("a design of {} values for {} design variables", x.size(), design_.size()));
   const auto n = samples_.rows();
   const auto m = static_cast<Eigen::Index>(model_.outputs().size());
-  io::sample_matrix out = io::sample_matrix::Constant(n, m, nan);
-  std::vector<std::string> errors(static_cast<std::size_t>(n));
+  io::sample_matrix out(n, m);
+  errors.assign(static_cast<std::size_t>(n), "");
   const auto run = [&](Eigen::Index i) {
-    std::vector<double> in(samples_.row(i).data(), samples_.row(i).data() + samples_.cols());
-    for (std::size_t k = 0; k < design_.size(); ++k) in[design_[k]] = x[k];
-    try {
-      const model::evaluation e = model_.evaluate(in);
-      for (Eigen::Index j = 0; j < m; ++j) out(i, j) = e.outputs[static_cast<std::size_t>(j)];
-    } catch (const std::exception& error) {
-      errors[static_cast<std::size_t>(i)] = error.what();
-      if (errors[static_cast<std::size_t>(i)].empty())
-        errors[static_cast<std::size_t>(i)] = "failed";
-    }
+    errors[static_cast<std::size_t>(i)] = evaluate_sample(model_, samples_, design_, x, i, out, i);
   };
   if (model_.thread_safe())
     tbb::parallel_for(Eigen::Index{0}, n, run);
   else
     for (Eigen::Index i = 0; i < n; ++i) run(i);
+  return out;
+}
+
+io::sample_matrix robust_problem::sample_outputs(std::span<const double> x, std::size_t* failed,
+                                                 std::string* message) const {
+  std::vector<std::string> errors;
+  io::sample_matrix out = all_sample_outputs(x, errors);
   std::size_t count = 0;
   for (std::size_t i = 0; i < errors.size(); ++i) {
     if (errors[i].empty()) continue;
@@ -208,6 +224,37 @@ io::sample_matrix robust_problem::sample_outputs(std::span<const double> x, std:
   }
   if (failed) *failed = count;
   return out;
+}
+
+io::sample_matrix robust_problem::sample_rows(std::span<const double> x, std::size_t first, std::size_t count,
+                                              std::vector<std::string>& errors) const {
+  if (x.size() != design_.size())
+    throw std::invalid_argument(
+        fmt::format("a design of {} values for {} design variables", x.size(), design_.size()));
+  if (first > static_cast<std::size_t>(samples_.rows()) || count > static_cast<std::size_t>(samples_.rows()) - first)
+    throw std::out_of_range(fmt::format("samples [{}, {}) of {}", first, first + count, samples_.rows()));
+  io::sample_matrix out(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(model_.outputs().size()));
+  errors.assign(count, "");
+  for (std::size_t r = 0; r < count; ++r)
+    errors[r] = evaluate_sample(model_, samples_, design_, x, static_cast<Eigen::Index>(first + r), out,
+                                static_cast<Eigen::Index>(r));
+  return out;
+}
+
+robust_value robust_problem::value_of(const io::sample_matrix& outputs, std::span<const std::string> errors) const {
+  robust_value v = measures(outputs);
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    if (errors[i].empty()) continue;
+    if (v.failed++ == 0) v.message = fmt::format("sample {}: {}", i, errors[i]);
+  }
+  if (v.failed > 0) {
+    std::fill(v.objectives.begin(), v.objectives.end(), nan);
+    std::fill(v.constraints.begin(), v.constraints.end(), nan);
+    v.violation = std::numeric_limits<double>::infinity();
+  } else if (std::isinf(v.violation) && v.message.empty()) {
+    v.message = "an output used by an objective or constraint is NaN";
+  }
+  return v;
 }
 
 robust_value robust_problem::measures(const io::sample_matrix& outputs) const {
@@ -240,20 +287,9 @@ robust_value robust_problem::measures(const io::sample_matrix& outputs) const {
 }
 
 robust_value robust_problem::evaluate(std::span<const double> x) const {
-  std::size_t failed = 0;
-  std::string message;
-  const io::sample_matrix y = sample_outputs(x, &failed, &message);
-  robust_value v = measures(y);
-  v.failed = failed;
-  v.message = std::move(message);
-  if (failed > 0) {
-    std::fill(v.objectives.begin(), v.objectives.end(), nan);
-    std::fill(v.constraints.begin(), v.constraints.end(), nan);
-    v.violation = std::numeric_limits<double>::infinity();
-  } else if (std::isinf(v.violation) && v.message.empty()) {
-    v.message = "an output used by an objective or constraint is NaN";
-  }
-  return v;
+  std::vector<std::string> errors;
+  const io::sample_matrix y = all_sample_outputs(x, errors);
+  return value_of(y, errors);
 }
 
 io::sample_matrix crn_samples(const study::ensemble_study& study, const model::model& m) {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/opt/optimization_store.hpp"
 #include "run_cli.hpp"
 #include "ensemble_files.hpp"
 #include "io/scratch_dir.hpp"
@@ -85,7 +87,66 @@ void kill_tree(pid_t pid) {
   kill(pid, SIGKILL);
 }
 
+// The switch robust design study, made small: two contact laws, 12 parts, a short search.
+std::string small_switch_design(const scratch_dir& d) {
+  std::ifstream in(std::string(CONTACTUQ_SOURCE_DIR) + "/studies/switch_robust_design.toml");
+  std::ostringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  for (auto [from, to] : {std::pair<std::string, std::string>{
+                              R"(choices = ["cor", "cor_thornton", "kelvin_voigt", "brake", "etsion", "thornton"])",
+                              R"(choices = ["cor", "kelvin_voigt"])"},
+                          {"samples = 100", "samples = 12"},
+                          {"population = 12", "population = 6"},
+                          {"generations = 10", "generations = 2"},
+                          {"evaluations = 40", "evaluations = 4"}}) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  }
+  const std::string path = path_in(d, "design.toml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
 }  // namespace
+
+TEST_CASE("mpirun -n 3 spreads an optimisation's inner ensembles: the designs and values of one process, bit for bit",
+          "[cli][mpi]") {
+  scratch_dir d;
+  const std::string study = small_switch_design(d);
+  const cli_result one = run_cli("run " + study + " -o " + path_in(d, "one.h5") + " -j 2 -q");
+  INFO(one.output);
+  REQUIRE(one.exit_code == 0);
+  const cli_result three = run_mpi(mpirun(3) + " run " + study + " -o " + path_in(d, "three.h5") + " -j 1");
+  INFO(three.output);
+  REQUIRE(three.exit_code == 0);
+  const opt::optimization_file a = opt::read_optimization(d / "one.h5"), b = opt::read_optimization(d / "three.h5");
+  REQUIRE(a.finished);
+  REQUIRE(b.finished);
+  CHECK(a.schema.models.size() == 2);
+  CHECK(a.schema.mpi_ranks == 0);
+  CHECK(b.schema.mpi_ranks == 3);
+  // Every design in the same order with the same values: the optimiser took the same path.
+  REQUIRE(a.history.size() == b.history.size());
+  std::size_t differ = 0;
+  for (std::size_t k = 0; k < a.history.size(); ++k) {
+    const auto &p = a.history[k], &q = b.history[k];
+    const bool same = p.model == q.model && p.stage == q.stage && same_bits(p.x, q.x) &&
+                      same_bits(p.value.objectives, q.value.objectives) &&
+                      same_bits(p.value.constraints, q.value.constraints) &&
+                      same_bits({p.value.violation}, {q.value.violation}) && p.value.failed == q.value.failed &&
+                      p.value.message == q.value.message;
+    differ += same ? 0 : 1;
+  }
+  CHECK(differ == 0);
+  CHECK(a.regret == b.regret);
+  CHECK(a.best_x == b.best_x);
+}
 
 TEST_CASE("mpirun -n 2 and -n 3 write the bits of one process, shards included", "[cli][mpi]") {
   scratch_dir d;

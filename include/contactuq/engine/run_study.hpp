@@ -19,6 +19,9 @@
 namespace contactuq::study {
 class ensemble_executor;
 }
+namespace contactuq::opt {
+class design_executor;
+}
 
 namespace contactuq::engine {
 
@@ -60,6 +63,9 @@ struct run_options {
   // Where sample and nested studies evaluate their samples: nullptr, this process (TBB);
   // otherwise, e.g., every rank of an MPI job (mpi::world_runner). Other methods ignore it.
   study::ensemble_executor* executor = nullptr;
+  // Where optimize studies evaluate their designs' samples: nullptr, this process; otherwise,
+  // e.g., every rank of an MPI job. Started and finished by the run.
+  opt::design_executor* design_executor = nullptr;
   std::size_t max_new = 0;       ///< optimize: stop after this many new evaluations (0: no limit)
   std::filesystem::path csv;     ///< calibrate (receptacle-pin fit): also write every point here
   std::filesystem::path export_study;  ///< calibrate (receptacle-pin fit): fitted [parameters.x]

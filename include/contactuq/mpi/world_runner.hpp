@@ -9,10 +9,19 @@
 // So the file is the one a single process writes, bit for bit, whatever the number of ranks,
 // threads and the order in which blocks come back; it resumes like any other after a killed
 // job. On every rank only the main thread calls MPI (MPI_THREAD_FUNNELED).
+//
+// Optimisation studies (`mpirun -n R contactuq run OPT.toml`) spread the inner ensembles the same
+// way: every rank makes the study's robust problems, and rank 0 hands out the samples of each
+// batch of designs in slices (dynamic, several per thread of the job) and reduces the measures
+// of each design from its samples' outputs in sample order, so every value, the optimiser's
+// path and the result file are those of a single process, bit for bit.
 
 #include <cstddef>
 
+#include <memory>
+
 #include "contactuq/mpi/launcher.hpp"
+#include "contactuq/opt/optimizer.hpp"
 #include "contactuq/study/ensemble_runner.hpp"
 
 namespace contactuq::mpi {
@@ -41,17 +50,26 @@ class session {
   int size_ = 1;
 };
 
-// Rank 0's executor: runs an ensemble over every rank of the job (see above).
-class world_runner : public study::ensemble_executor {
+// Rank 0's executor: runs an ensemble, or the designs of an optimisation, over every rank of the
+// job (see above).
+class world_runner : public study::ensemble_executor, public opt::design_executor {
  public:
-  explicit world_runner(const session& s) : session_(s) {}
+  explicit world_runner(const session& s);
+  ~world_runner() override;
   std::size_t processes() const override { return static_cast<std::size_t>(session_.size()); }
   study::run_summary run(const io::study_document& doc, const study::ensemble_study& study,
                          const study::sample_plan& inputs, study::sample_sink& sink,
                          const study::run_options& options) override;
 
+  void start(const io::study_document& doc, std::size_t threads) override;
+  std::vector<opt::robust_value> evaluate(const opt::robust_problem& problem, std::size_t model,
+                                          const std::vector<std::vector<double>>& xs) override;
+  void finish() override;
+
  private:
+  struct designs;  // the state of an optimisation being served
   const session& session_;
+  std::unique_ptr<designs> designs_;
 };
 
 }  // namespace contactuq::mpi

@@ -46,6 +46,7 @@ struct optimization_schema {
   std::string contactuq_version;  ///< "" is replaced by this library's version
   std::string start_time, end_time, host;
   std::size_t threads = 1;
+  std::size_t mpi_ranks = 0;  ///< ranks of the MPI job that evaluated the designs, 0: none
 
   void validate() const;  // throws parameter_error naming the field
 };

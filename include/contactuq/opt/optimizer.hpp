@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "contactuq/io/study_file.hpp"
 #include "contactuq/opt/robust_objective.hpp"
 
 namespace contactuq::opt {
@@ -102,6 +103,23 @@ class interrupted : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Evaluates designs somewhere other than this process alone (mpi::world_runner: the samples of
+// the designs spread over the ranks of an MPI job), with robust_problem::evaluate's contract:
+// the same values, bit for bit. start() comes before the first evaluate, finish() after the
+// last one; both on the thread that runs the optimisation.
+class design_executor {
+ public:
+  virtual ~design_executor() = default;
+  virtual std::size_t processes() const = 0;  ///< recorded in the result file (mpi_ranks)
+  // The other processes read the optimisation study `doc` and make its problems, one per model
+  // of opt::optimization_models, in that order; `threads` per process (0: all cores).
+  virtual void start(const io::study_document& doc, std::size_t threads) = 0;
+  // The values of xs under `problem`, model index `model` of the study started.
+  virtual std::vector<robust_value> evaluate(const robust_problem& problem, std::size_t model,
+                                             const std::vector<std::vector<double>>& xs) = 0;
+  virtual void finish() = 0;
+};
+
 // Every design evaluated, in order. A history made from the records of an earlier,
 // interrupted run replays them: while the designs asked for are those recorded (same model,
 // phase and bits of x), their recorded values are returned instead of evaluating the model
@@ -119,6 +137,8 @@ class history {
   const std::atomic<bool>* stop = nullptr;
   // Throws interrupted before a batch that would take the number of new evaluations above this.
   std::size_t max_new = std::numeric_limits<std::size_t>::max();
+  // Where new designs are evaluated: nullptr, in this process (TBB); else there (started).
+  design_executor* executor = nullptr;
 
   const std::vector<evaluation_record>& records() const noexcept { return records_; }
   std::size_t replayed() const noexcept { return replayed_; }  ///< records taken from the replay
