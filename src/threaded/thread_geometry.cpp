@@ -66,13 +66,20 @@ void thread_params::validate() const {
   const double r_max = pitch / (4 * std::cos(flank_angle));
   require(root_radius >= 0 && root_radius <= r_max, "root_radius", root_radius, "m",
           "in [0, p/(4 cos(flank_angle))] (the flank must keep a straight part)");
-  const double h = 0.5 * pitch / std::tan(flank_angle) -
-                   2 * root_radius * (1 / std::sin(flank_angle) - 1);
-  require(h > 0, "root_radius", root_radius, "m", "small enough that the thread height is positive");
-  require(allowance >= 0 && allowance < 2 * h, "allowance", allowance, "m",
-          "in [0, 2 h) (h = thread height)");
-  require(0.5 * major_diameter - 0.5 * allowance - h > 0, "d", major_diameter, "m",
-          "larger than the thread depth (the bolt core radius must be positive)");
+  if (plain_bore) {
+    // no thread to overlap: the clearance is what lets the peg tilt (Whitney's c > 0)
+    require(std::isfinite(allowance) && allowance > 0 && allowance < major_diameter, "allowance",
+            allowance, "m",
+            "in (0, d) for a plain bore (the diametral clearance D - d_peg; d is the bore diameter D)");
+  } else {
+    const double h = 0.5 * pitch / std::tan(flank_angle) -
+                     2 * root_radius * (1 / std::sin(flank_angle) - 1);
+    require(h > 0, "root_radius", root_radius, "m", "small enough that the thread height is positive");
+    require(allowance >= 0 && allowance < 2 * h, "allowance", allowance, "m",
+            "in [0, 2 h) (h = thread height; plain_bore for a bore without thread)");
+    require(0.5 * major_diameter - 0.5 * allowance - h > 0, "d", major_diameter, "m",
+            "larger than the thread depth (the bolt core radius must be positive)");
+  }
   require(std::isfinite(runup_angle) && runup_angle >= 0 && runup_angle <= 8 * std::numbers::pi,
           "runup_angle", runup_angle, "rad", "in [0, 8 pi]");
   require(chamfer >= 0 && chamfer <= 0.25 * major_diameter, "chamfer", chamfer, "m", "in [0, d/4]");
@@ -88,7 +95,7 @@ thread_geometry::thread_geometry(const thread_params& params) : p_(params) {
   cot_ = 1 / std::tan(a);
   t1_ = p_.root_radius * std::cos(a);
   c_ = p_.root_radius * (1 / std::sin(a) - 1);
-  h_ = 0.5 * p_.pitch * cot_ - 2 * c_;
+  h_ = p_.plain_bore ? 0.0 : 0.5 * p_.pitch * cot_ - 2 * c_;
   rb_ = 0.5 * p_.major_diameter - 0.5 * p_.allowance - h_;
 }
 
@@ -98,6 +105,11 @@ double thread_geometry::mesh_tolerance() const {
 
 // Thesis §3.2.1 profile, generalised (header): value and slope from one reduction of t.
 void thread_geometry::profile_and_slope(double t, double& f, double& slope) const {
+  if (p_.plain_bore) {  // thread depth zero: plain peg and bore (header)
+    f = 0;
+    slope = 0;
+    return;
+  }
   const double p = p_.pitch;
   const double r = p_.root_radius;
   double s = t - p * std::floor(t / p);  // in [0, p]

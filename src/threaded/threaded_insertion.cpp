@@ -657,6 +657,10 @@ class insertion_system {
     const Vector3d tilt_axis(-std::sin(p.tilt_azimuth), std::cos(p.tilt_azimuth), 0);
     R_tilt_ = Eigen::AngleAxisd(p.tilt, tilt_axis).toRotationMatrix();
     spin_rate_ = -two_pi * p.feed / t.pitch;
+    if (t.plain_bore) {  // a peg is pushed, not screwed: no spin, `phase` only turns it
+      theta_z0_ = p.phase;
+      spin_rate_ = 0;
+    }
   }
 
   static contact::contact_law make_contact_law(const insertion_params& p) {
@@ -972,8 +976,9 @@ class insertion_run {
         p_(params.thread.pitch),
         t_end_(sys.t_end()),
         data_{&sys, {}, nullptr},
-        tilt_ok_(engaged_tilt_limit(params.thread)),
-        full_thread_(p_ * (0.5 + params.thread.runup_angle / two_pi)) {
+        plain_(params.thread.plain_bore),
+        tilt_ok_(plain_ ? params.tip_angle : engaged_tilt_limit(params.thread)),
+        full_thread_(plain_ ? 0.0 : p_ * (0.5 + params.thread.runup_angle / two_pi)) {
     setup_cvode();
     z0_tip_ = tip_of(unpack(N_VGetArrayPointer(h_.y))).z();
   }
@@ -1019,7 +1024,7 @@ class insertion_run {
     const evaluation_terms e = sys_.terms(t_, s, true, false);
     const double depth = -tip_of(s).z() - full_thread_;
     res_.final_tilt = tilt_of(s);
-    res_.phase_error = phase_of(s);
+    res_.phase_error = plain_ ? std::numeric_limits<double>::quiet_NaN() : phase_of(s);
     res_.axial_advance = z0_tip_ - tip_of(s).z();
     res_.engagement_margin = depth - params_.engage_depth;
     res_.energy_dissipated = s.dissipated;
@@ -1032,7 +1037,7 @@ class insertion_run {
     } else if (res_.cross_threaded) {
       res_.outcome = insertion_outcome::cross_threaded;
     } else if (depth >= params_.engage_depth && res_.final_tilt <= tilt_ok_ &&
-               std::abs(res_.phase_error) < 0.5 * pi) {
+               (plain_ || std::abs(res_.phase_error) < 0.5 * pi)) {
       res_.outcome = insertion_outcome::engaged;
     } else if (depth + full_thread_ < 0.25 * p_) {
       res_.outcome = insertion_outcome::no_start;
@@ -1104,8 +1109,10 @@ class insertion_run {
     const double delta = tip_of(s).z() - p_ * (sys_.theta_z0() + s.spin) / two_pi;
     return wrap_pi(two_pi * (delta - 0.5 * p_) / p_);
   }
-  // Thread contacts more than half a pitch apart along the helix, with the tip in the nut.
+  // Thread contacts more than half a pitch apart along the helix, with the tip in the nut (never
+  // in a plain bore: no thread to cross).
   bool cross_threaded(const std::vector<contact_point>& cps, double depth) const {
+    if (plain_) return false;
     double lo = 1e300, hi = -1e300;
     for (const auto& c : cps)
       if (c.thread) {
@@ -1156,7 +1163,8 @@ class insertion_run {
     res_.max_axial_force = std::max(res_.max_axial_force, std::abs(e.grasp_force.z()));
     res_.max_torque_z = std::max(res_.max_torque_z, std::abs(e.grasp_torque.z()));
     const bool engaged_now = depth >= params_.engage_depth && tilt <= tilt_ok_ &&
-                             std::abs(phase_of(s)) < 0.5 * pi && !cross_threaded(e.points, depth);
+                             (plain_ || std::abs(phase_of(s)) < 0.5 * pi) &&
+                             !cross_threaded(e.points, depth);
     if (engaged_now && std::isnan(res_.time_to_engage)) res_.time_to_engage = t_;
     return params_.stop_when_decided && (tilt > params_.tip_angle || engaged_now);
   }
@@ -1167,6 +1175,8 @@ class insertion_run {
   const double t_end_;  // [s]
   cvode_handle h_;
   cvode_data data_;
+  const bool plain_;  // plain peg and bore: no phase, no cross-threading, depth from the top face
+  // largest final tilt of an engaged start; in a plain bore the bore itself bounds the tilt
   const double tilt_ok_;
   // engaged depth: the tip's depth below the first full nut thread (notes §8)
   const double full_thread_;

@@ -24,6 +24,11 @@
 // continuous with continuous slopes across ridges (f = f' = 0 at the roots), the bolt tip is a
 // plain circle of radius R_b and the nut opening a plain circle of radius d/2 (+ chamfer).
 // Chamfer c (optional, 45 deg): the nut radius is at least d/2 + c + z for z in [-c, 0].
+// Plain bore (plain_bore = true): thread depth exactly zero, f = 0 and h = 0, so the same
+// surfaces are a plain cylindrical peg of diameter d - e in a plain bore of diameter D = d,
+// Whitney's peg-in-hole (ASME J. Dyn. Sys. Meas. Control 104:65, 1982) with clearance ratio
+// c = (D - d_peg)/D = e/d. The pitch then only sets the lead of the probe helices that sample
+// the side surfaces (and the model's length scales); flank angle and run-up have no effect.
 // Units: SI (m, rad).
 
 #include <array>
@@ -59,6 +64,9 @@ struct thread_params {
   double chamfer = 0.0;                  ///< c [m], nut entry chamfer (45 deg), [0, d/4]
   double nut_height = 6.4e-3;            ///< H [m], > p
   double bolt_length = 20e-3;            ///< L [m], > p
+  // No thread: a plain peg of diameter d - allowance in a plain bore of diameter d (above); the
+  // allowance is then the diametral clearance D - d_peg, in (0, d).
+  bool plain_bore = false;
 
   // Throws parameter_error naming the field ("d", "p", "flank_angle", "root_radius",
   // "allowance", "runup_angle", "chamfer", "nut_height", "bolt_length").
@@ -77,7 +85,7 @@ class thread_geometry {
   explicit thread_geometry(const thread_params& params);
 
   const thread_params& params() const noexcept { return p_; }
-  double height() const noexcept { return h_; }  ///< h [m]
+  double height() const noexcept { return h_; }  ///< h [m]; 0 for a plain bore
   double profile(double t) const;                ///< f(t) [m]
   double profile_slope(double t) const;          ///< f'(t) [-]
   double bolt_minor_radius() const noexcept { return rb_; }  ///< R_b [m]
@@ -91,6 +99,9 @@ class thread_geometry {
   double crest_interference() const noexcept { return h_ - 0.5 * p_.allowance; }
   // Lateral offset above which a coaxial tip lands on the nut's top face: d/2 + c - R_b [m].
   double capture_radius() const noexcept { return nut_opening_radius() - rb_; }
+  // Whitney's clearance ratio c = (D - d_peg)/D of the bore and the bolt's core (d/2 and R_b;
+  // for a plain bore the peg and the bore themselves) [-].
+  double clearance_ratio() const noexcept { return 1 - 2 * rb_ / p_.major_diameter; }
 
   // Run-up factors g in [0, 1] at a point of the surface.
   double nut_ramp(double z, double theta) const;

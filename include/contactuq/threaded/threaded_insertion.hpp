@@ -23,6 +23,10 @@
 // integrated by adaptive Gauss-Legendre along the penetration gradient (a conservative field),
 // with regularized Coulomb friction (Williams eq. 1.84) opposing the sliding velocity.
 // Integrated by SUNDIALS CVODE (BDF, dense Newton). SI throughout.
+// Plain bore (thread.plain_bore, Whitney's peg-in-hole): the same contact search, law and
+// dynamics with thread depth zero; the gripper feeds without spinning (`phase` only turns the
+// peg), depths count from the nut's top face, and there is no phase error (NaN) and no
+// cross-threading.
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
@@ -124,12 +128,12 @@ struct insertion_result {
   insertion_outcome outcome = insertion_outcome::inconclusive;
   bool success = false;
   bool cross_threaded = false;
-  double engagement_margin = 0;  ///< final depth below the first full thread - engage_depth [m]
+  double engagement_margin = 0;  ///< final depth below the first full thread (plain bore: the top face) - engage_depth [m]
   double time_to_engage = std::numeric_limits<double>::quiet_NaN();  ///< [s]
   double axial_advance = 0;      ///< z0 - final tip z [m]
   double max_tilt = 0;           ///< [rad]
   double final_tilt = 0;         ///< [rad]
-  double phase_error = 0;        ///< final helical phase error, wrapped to (-pi, pi] [rad]
+  double phase_error = 0;        ///< final helical phase error, wrapped to (-pi, pi] [rad]; NaN in a plain bore
   double max_contact_force = 0;  ///< largest single normal force [N]
   double max_axial_force = 0;    ///< largest |grasp force along z| [N]
   double max_torque_z = 0;       ///< largest |grasp torque about z| [N*m]
