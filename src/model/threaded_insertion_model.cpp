@@ -162,9 +162,16 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
     th.major_diameter = t.quantity("d", u::length);
     th.pitch = t.quantity("p", u::length);
     th.allowance = t.quantity_or("allowance", u::length, 0.0);
+  } else if (thread == "plain") {  // Whitney's peg-in-hole: bore diameter d, diametral clearance
+    th.plain_bore = true;
+    th.major_diameter = t.quantity("d", u::length);
+    th.pitch = t.quantity_or("p", u::length, th.major_diameter / 8);  // probe helix lead, length scales
+    if (!t.has("allowance"))
+      t.fail("allowance", "thread = \"plain\" needs the diametral clearance D - d_peg as allowance, in (0, d)");
+    th.allowance = t.quantity("allowance", u::length);
   } else {
     if (t.has("d") || t.has("p"))
-      t.fail(t.has("d") ? "d" : "p", fmt::format("thread = \"{}\" sets d and p; use thread = \"custom\" to give them", thread));
+      t.fail(t.has("d") ? "d" : "p", fmt::format("thread = \"{}\" sets d and p; use thread = \"custom\" (or \"plain\" for a plain bore) to give them", thread));
     try {
       const thread_standard s = find_thread_standard(thread);
       th.major_diameter = s.major_diameter;

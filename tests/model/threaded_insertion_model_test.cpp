@@ -64,4 +64,19 @@ TEST_CASE("threaded_insertion model: study errors name the key") {
                     Contains("k_z_theta_z"));
   const model::model custom = build("thread = \"custom\"\nd = \"6 mm\"\np = \"1 mm\"\nallowance = \"0.3 mm\"\n");
   CHECK(custom.inputs()[custom.find_input("d")].nominal == Approx(6e-3));
+  // A plain bore (Whitney's peg-in-hole): the bore diameter and the diametral clearance.
+  CHECK_THROWS_WITH(build("thread = \"plain\"\nd = \"8 mm\"\n"), Contains("allowance") && Contains("clearance"));
+  CHECK_THROWS_WITH(build("thread = \"plain\"\nd = \"8 mm\"\nallowance = \"0 mm\"\n"),
+                    Contains("allowance") && Contains("(0, d)"));
+  const model::model plain = build("thread = \"plain\"\nd = \"8 mm\"\nallowance = \"0.04 mm\"\n");
+  CHECK(plain.inputs()[plain.find_input("allowance")].nominal == Approx(4e-5));
+  CHECK(plain.inputs()[plain.find_input("p")].nominal == Approx(1e-3));
+  // A coaxial peg, centred, goes in without touching the bore.
+  std::vector<double> x;
+  for (const auto& in : plain.inputs()) x.push_back(in.nominal);
+  const auto out = plain.output_names();
+  const auto e = plain.evaluate(x);
+  CHECK(e.outputs[index_of(out, "success")] == 1.0);
+  CHECK(e.outputs[index_of(out, "max_contacts")] == 0.0);
+  CHECK(std::isnan(e.outputs[index_of(out, "phase_error")]));
 }
