@@ -9,7 +9,9 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <string_view>
 #include <unsupported/Eigen/LevenbergMarquardt>
 
 #include "contactuq/error.hpp"
@@ -83,6 +85,86 @@ void for_each_index(std::size_t n, bool parallel, F&& f) {
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { f(i); });
   else
     for (std::size_t i = 0; i < n; ++i) f(i);
+}
+
+// Results of the starts and refits as bytes, for a fit_executor.
+class byte_writer {
+ public:
+  void put(double v) { bytes_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void put(const std::vector<double>& v) {
+    put(static_cast<double>(v.size()));
+    for (const double x : v) put(x);
+  }
+  void put(const std::string& text) {
+    put(static_cast<double>(text.size()));
+    bytes_ += text;
+  }
+  std::string take() { return std::move(bytes_); }
+
+ private:
+  std::string bytes_;
+};
+
+class byte_reader {
+ public:
+  explicit byte_reader(std::string_view bytes) : bytes_(bytes) {}
+  double get() {
+    double v = 0.0;
+    need(sizeof v);
+    std::memcpy(&v, bytes_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  std::vector<double> get_values() {
+    std::vector<double> v(static_cast<std::size_t>(get()));
+    for (double& x : v) x = get();
+    return v;
+  }
+  std::string get_text() {
+    const auto size = static_cast<std::size_t>(get());
+    need(size);
+    std::string text(bytes_.substr(at_, size));
+    at_ += size;
+    return text;
+  }
+
+ private:
+  void need(std::size_t size) const {
+    if (size > bytes_.size() - at_) throw std::runtime_error("a fit result of another build");
+  }
+  std::string_view bytes_;
+  std::size_t at_ = 0;
+};
+
+// f(i) for i in [0, n), on this process's threads or over the executor's processes; a job that
+// throws rethrows here (the lowest i first), as for_each_index would.
+template <class Result>
+std::vector<Result> map_fits(std::size_t n, const fit_options& o, const std::function<Result(std::size_t)>& f,
+                             const std::function<std::string(const Result&)>& encode,
+                             const std::function<Result(byte_reader&)>& decode) {
+  std::vector<Result> out(n);
+  if (!o.executor) {
+    for_each_index(n, o.parallel, [&](std::size_t i) { out[i] = f(i); });
+    return out;
+  }
+  const auto bytes = o.executor->map(n, o.parallel, [&](std::size_t i) {
+    byte_writer w;
+    try {
+      const std::string result = encode(f(i));
+      w.put(0.0);
+      return w.take() + result;
+    } catch (const std::exception& e) {
+      w.put(1.0);
+      w.put(std::string(e.what()));
+      return w.take();
+    }
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    byte_reader r(bytes[i]);
+    if (r.get() != 0.0) throw fit_error(r.get_text());
+    out[i] = decode(r);
+  }
+  return out;
 }
 
 double t_quantile(double dof, double confidence) {
@@ -224,10 +306,26 @@ start_record levenberg_marquardt(const residual_problem& pr, const Eigen::Vector
 
 std::size_t multi_start(const residual_problem& pr, const std::vector<Eigen::VectorXd>& starts,
                         const fit_options& o, least_squares_result& res) {
-  res.starts.resize(starts.size());
-  for_each_index(starts.size(), o.parallel, [&](std::size_t s) {
-    res.starts[s] = levenberg_marquardt(pr, starts[s], o);
-  });
+  res.starts = map_fits<start_record>(
+      starts.size(), o, [&](std::size_t s) { return levenberg_marquardt(pr, starts[s], o); },
+      [](const start_record& r) {
+        byte_writer b;
+        b.put(r.start);
+        b.put(r.end);
+        b.put(r.cost);
+        b.put(static_cast<double>(r.evaluations));
+        b.put(r.status);
+        return b.take();
+      },
+      [](byte_reader& b) {
+        start_record r;
+        r.start = b.get_values();
+        r.end = b.get_values();
+        r.cost = b.get();
+        r.evaluations = static_cast<int>(b.get());
+        r.status = b.get_text();
+        return r;
+      });
   for (const auto& s : res.starts) res.evaluations += s.evaluations;
   std::size_t best = 0;
   for (std::size_t i = 1; i < res.starts.size(); ++i)
@@ -324,25 +422,41 @@ void bootstrap(const residual_problem& pr, const Eigen::VectorXd& q, const fit_o
   if (o.bootstrap <= 0) return;
   const auto P = q.size();
   const std::size_t n = pr.clusters();
-  std::vector<std::optional<Eigen::VectorXd>> reps(static_cast<std::size_t>(o.bootstrap));
-  std::vector<int> sweeps(reps.size(), 0);
-  for_each_index(reps.size(), o.parallel, [&](std::size_t b) {
-    auto e = uq::make_engine(o.seed, uq::stream_purpose::bootstrap_replicate, b);
-    std::vector<std::size_t> picks(n);
-    for (auto& p : picks) p = uq::uniform_index(e, n);
-    try {
-      const auto replicate = pr.resample(picks);
-      const start_record rec = levenberg_marquardt(*replicate, q, o);
-      sweeps[b] = rec.evaluations;
-      if (std::isfinite(rec.cost)) reps[b] = Eigen::Map<const Eigen::VectorXd>(rec.end.data(), P);
-    } catch (const std::exception&) {
-    }
-  });
+  // A refit's sweeps and its optimum (empty when it failed).
+  using refit = std::pair<int, std::vector<double>>;
+  const auto reps = map_fits<refit>(
+      static_cast<std::size_t>(o.bootstrap), o,
+      [&](std::size_t b) {
+        auto e = uq::make_engine(o.seed, uq::stream_purpose::bootstrap_replicate, b);
+        std::vector<std::size_t> picks(n);
+        for (auto& p : picks) p = uq::uniform_index(e, n);
+        refit r{0, {}};
+        try {
+          const auto replicate = pr.resample(picks);
+          const start_record rec = levenberg_marquardt(*replicate, q, o);
+          r.first = rec.evaluations;
+          if (std::isfinite(rec.cost)) r.second = rec.end;
+        } catch (const std::exception&) {
+        }
+        return r;
+      },
+      [](const refit& r) {
+        byte_writer b;
+        b.put(static_cast<double>(r.first));
+        b.put(r.second);
+        return b.take();
+      },
+      [](byte_reader& b) {
+        refit r;
+        r.first = static_cast<int>(b.get());
+        r.second = b.get_values();
+        return r;
+      });
   std::vector<Eigen::VectorXd> ok;
-  for (std::size_t i = 0; i < reps.size(); ++i) {
-    res.evaluations += sweeps[i];
-    if (reps[i])
-      ok.push_back(*reps[i]);
+  for (const auto& [sweeps, end] : reps) {
+    res.evaluations += sweeps;
+    if (!end.empty())
+      ok.push_back(Eigen::Map<const Eigen::VectorXd>(end.data(), P));
     else
       ++res.bootstrap_failed;
   }

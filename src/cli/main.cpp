@@ -26,9 +26,11 @@ int main(int argc, char** argv) {
   contactuq::mpi::session mpi(argc, argv);
   if (mpi.rank() != 0) return mpi.serve();
   contactuq::mpi::world_runner world(mpi);
+  contactuq::mpi::world_fits fits(mpi);
   if (mpi.size() > 1) {
     contactuq::cli::set_ensemble_executor(&world);
     contactuq::cli::set_design_executor(&world);
+    contactuq::cli::set_fit_executor(&fits);
   }
   return run_command_line(argc, argv);
 #else

@@ -54,10 +54,12 @@ class progress_printer {
 namespace {
 study::ensemble_executor* ensemble_executor = nullptr;
 opt::design_executor* design_executor = nullptr;
+calibrate::fit_executor* fit_executor = nullptr;
 }
 
 void set_ensemble_executor(study::ensemble_executor* executor) { ensemble_executor = executor; }
 void set_design_executor(opt::design_executor* executor) { design_executor = executor; }
+void set_fit_executor(calibrate::fit_executor* executor) { fit_executor = executor; }
 
 int run_engine(const std::string& study, engine::run_options o, bool quiet, std::string_view command,
                std::initializer_list<engine::method> accepted, bool timing) {
@@ -74,6 +76,7 @@ int run_engine(const std::string& study, engine::run_options o, bool quiet, std:
   o.stop = &interrupted;
   o.executor = ensemble_executor;
   o.design_executor = design_executor;
+  o.fit_executor = fit_executor;
   progress_printer progress(m == engine::method::optimize ? "evaluations" : "samples");
   if (!quiet && (m == engine::method::sample || m == engine::method::nested || m == engine::method::optimize))
     o.progress = std::ref(progress);

@@ -107,6 +107,27 @@ void print_fit(std::FILE* to, const cal::fit_study& s, const cal::insertion_data
 
 }  // namespace
 
+namespace {
+
+// The fits run elsewhere too (the ranks of an MPI job), finished however the calibration ends.
+class fit_session {
+ public:
+  fit_session(cal::fit_executor* executor, const io::study_document& doc, std::size_t threads) : executor_(executor) {
+    if (executor_) executor_->start(doc, threads);
+  }
+  fit_session(const fit_session&) = delete;
+  fit_session& operator=(const fit_session&) = delete;
+  ~fit_session() {
+    if (executor_) executor_->finish();
+  }
+  cal::fit_executor* executor() const { return executor_; }
+
+ private:
+  cal::fit_executor* executor_;
+};
+
+}  // namespace
+
 run_result run_calibrate(const io::study_document& doc, const run_options& o, const path& out) {
   std::FILE* to = report(o);
   run_result r{.kind = method::calibrate, .output = out, .planned = 1};
@@ -118,8 +139,10 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
           "--csv and --export apply to receptacle-pin insertion fits ([fit]); the result file holds the residuals "
           "of a calibration");
     model::register_builtin_models();
-    const auto study = cal::read_calibration_study(doc);
+    auto study = cal::read_calibration_study(doc);
     if (o.check_only) return r;
+    const fit_session fits(o.fit_executor, doc, o.threads);
+    study.options.executor = fits.executor();
     const auto result = cal::calibrate(study.setup, study.cases, study.options);
     fmt::print(to, "{}", cal::describe_calibration(study, result));
     if (!out.empty()) {
@@ -132,6 +155,8 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
   auto study = cal::read_fit_study(doc);
   const auto data = cal::load_fit_data(study);
   if (o.check_only) return r;
+  const fit_session fits(o.fit_executor, doc, o.threads);
+  study.options.executor = fits.executor();
   const auto result = cal::fit(study.model, data, study.options);
   print_fit(to, study, data, result);
   for (const path& file : {out, o.csv, o.export_study}) make_parent(file);

@@ -28,6 +28,8 @@ enum tag : int {
   designs_tag,    // 0 -> worker: an optimisation study to serve (study_message)
   rows_tag,       // 0 -> worker: samples of one design to evaluate (design_rows)
   rows_done_tag,  // worker -> 0: their outputs (design_outputs)
+  fits_tag,       // 0 -> worker: a calibration study to run alongside (study_message)
+  go_tag,         // 0 -> worker: every rank read it: run it
 };
 
 constexpr std::uint64_t whole_study = ~std::uint64_t{0};  // error_tag: not about one block

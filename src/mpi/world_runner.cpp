@@ -14,6 +14,7 @@
 
 #include "contactuq/model/registry.hpp"
 #include "design_runner.hpp"
+#include "fit_runner.hpp"
 #include "messages.hpp"
 #include "transport.hpp"
 
@@ -168,6 +169,7 @@ int session::serve() {
       if (probed.MPI_TAG == quit_tag) return 0;
       if (probed.MPI_TAG == study_tag && serve_study(unpack_study(bytes))) return 0;
       if (probed.MPI_TAG == designs_tag && serve_designs(unpack_study(bytes))) return 0;
+      if (probed.MPI_TAG == fits_tag && serve_fits(unpack_study(bytes), *this)) return 0;
     }
   } catch (const std::exception& e) {
     // Nothing rank 0 could be told (errors of a study are sent to it): the job ends here.

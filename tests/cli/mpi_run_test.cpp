@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/opt/optimization_store.hpp"
@@ -146,6 +147,41 @@ TEST_CASE("mpirun -n 3 spreads an optimisation's inner ensembles: the designs an
   CHECK(differ == 0);
   CHECK(a.regret == b.regret);
   CHECK(a.best_x == b.best_x);
+}
+
+TEST_CASE("mpirun -n 2 and -n 3 deal out a calibration's starts and bootstrap refits: the file of one process, bit "
+          "for bit",
+          "[cli][mpi]") {
+  scratch_dir d;
+  const std::string source = CONTACTUQ_SOURCE_DIR;
+  // A receptacle insertion fit (8 starts, 200 refits) and a switch calibration, made small.
+  std::ifstream in(source + "/studies/calibrate_switch.toml");
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string study = text.str();
+  for (auto [from, to] : {std::pair<std::string, std::string>{"bootstrap = 40", "bootstrap = 10"},
+                          {"\"../data/", "\"" + source + "/data/"}}) {
+    const auto at = study.find(from);
+    REQUIRE(at != std::string::npos);
+    study.replace(at, from.size(), to);
+  }
+  const std::string switch_study = path_in(d, "calibrate_switch.toml");
+  std::ofstream(switch_study) << study;
+  for (const auto& [name, file, ranks] : {std::tuple<std::string, std::string, int>{"fit", source + "/studies/fit_williams.toml", 2},
+                                          {"calibration", switch_study, 3}}) {
+    INFO(name);
+    const cli_result one = run_cli("run " + file + " -o " + path_in(d, name + "1.h5") + " -j 2 -q");
+    INFO(one.output);
+    REQUIRE(one.exit_code == 0);
+    const cli_result many =
+        run_mpi(mpirun(ranks) + " run " + file + " -o " + path_in(d, name + "n.h5") + " -j 1 -q");
+    INFO(many.output);
+    REQUIRE(many.exit_code == 0);
+    const cli_result same = run_cli_command("/usr/bin/python3 '" + source + "/tests/cli/same_datasets.py' '" +
+                                            path_in(d, name + "1.h5") + "' '" + path_in(d, name + "n.h5") + "'");
+    INFO(same.output);
+    CHECK(same.exit_code == 0);
+  }
 }
 
 TEST_CASE("mpirun -n 2 and -n 3 write the bits of one process, shards included", "[cli][mpi]") {

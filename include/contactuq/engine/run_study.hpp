@@ -22,6 +22,9 @@ class ensemble_executor;
 namespace contactuq::opt {
 class design_executor;
 }
+namespace contactuq::calibrate {
+class fit_executor;
+}
 
 namespace contactuq::engine {
 
@@ -66,6 +69,9 @@ struct run_options {
   // Where optimize studies evaluate their designs' samples: nullptr, this process; otherwise,
   // e.g., every rank of an MPI job. Started and finished by the run.
   opt::design_executor* design_executor = nullptr;
+  // Where calibrate studies run their starts and bootstrap refits: nullptr, this process;
+  // otherwise, e.g., every rank of an MPI job. Started and finished by the run.
+  calibrate::fit_executor* fit_executor = nullptr;
   std::size_t max_new = 0;       ///< optimize: stop after this many new evaluations (0: no limit)
   std::filesystem::path csv;     ///< calibrate (receptacle-pin fit): also write every point here
   std::filesystem::path export_study;  ///< calibrate (receptacle-pin fit): fitted [parameters.x]

@@ -15,11 +15,18 @@
 // batch of designs in slices (dynamic, several per thread of the job) and reduces the measures
 // of each design from its samples' outputs in sample order, so every value, the optimiser's
 // path and the result file are those of a single process, bit for bit.
+//
+// Calibration studies run on every rank at once (world_fits): each rank reads the study and its
+// data and runs the same calibration, and the independent fits of each solve (the starts, the
+// bootstrap refits) are dealt out over the ranks, their results gathered on every rank in
+// order. So every rank follows the single-process path to the same result, bit for bit; rank 0
+// alone prints and writes it.
 
 #include <cstddef>
 
 #include <memory>
 
+#include "contactuq/calibrate/least_squares.hpp"
 #include "contactuq/mpi/launcher.hpp"
 #include "contactuq/opt/optimizer.hpp"
 #include "contactuq/study/ensemble_runner.hpp"
@@ -70,6 +77,23 @@ class world_runner : public study::ensemble_executor, public opt::design_executo
   struct designs;  // the state of an optimisation being served
   const session& session_;
   std::unique_ptr<designs> designs_;
+};
+
+// The fits of a calibration over every rank (see above); on rank 0 the engine's executor, on
+// the others the one that serves a calibration.
+class world_fits : public calibrate::fit_executor {
+ public:
+  explicit world_fits(const session& s) : session_(s) {}
+  ~world_fits() override;
+  std::size_t processes() const override { return static_cast<std::size_t>(session_.size()); }
+  void start(const io::study_document& doc, std::size_t threads) override;
+  std::vector<std::string> map(std::size_t n, bool parallel,
+                               const std::function<std::string(std::size_t)>& job) override;
+  void finish() override;
+
+ private:
+  const session& session_;
+  bool started_ = false;
 };
 
 }  // namespace contactuq::mpi
