@@ -33,6 +33,8 @@ def main(argv=None):
                         help="scalar output to plot (repeatable; default all)")
     parser.add_argument("--curve", dest="curves", action="append", default=[],
                         help="curve output to plot (repeatable; default all)")
+    parser.add_argument("--map", help="X,Y: the two inputs over which 0/1 outputs get a map of P(1) "
+                                      "(default: the two with the largest rank correlation with it)")
     parser.add_argument("--display-units", help="the study's [output] units as JSON (contactuq plot passes them)")
     args = parser.parse_args(argv)
     if args.display_units:

@@ -124,6 +124,7 @@ void add_plot_command(CLI::App& app, int& exit_code) {
     std::string format = "png";
     std::vector<std::string> outputs;
     std::vector<std::string> curves;
+    std::string map;
   };
   auto o = std::make_shared<options>();
   sub->add_option("file", o->file, "HDF5 file written by contactuq (run, ...)")->required()->check(CLI::ExistingFile);
@@ -131,6 +132,9 @@ void add_plot_command(CLI::App& app, int& exit_code) {
   sub->add_option("--format", o->format, "Image format")->check(CLI::IsMember({"png", "svg", "pdf"}))->capture_default_str();
   sub->add_option("--output", o->outputs, "Scalar output(s) to plot (default: all)");
   sub->add_option("--curve", o->curves, "Curve output(s) to plot (default: all)");
+  sub->add_option("--map", o->map,
+                  "X,Y: the two inputs over which a 0/1 output (success) gets a map of P(1) (default: the two "
+                  "with the largest rank correlation with it)");
   sub->callback([o, &exit_code] {
     // Read here first: a damaged file is one clear error (not a Python traceback), and an
     // ensemble in which no sample succeeded has nothing to draw (exit code 1).
@@ -169,6 +173,10 @@ void add_plot_command(CLI::App& app, int& exit_code) {
     for (const auto& name : o->curves) {
       args.push_back("--curve");
       args.push_back(name);
+    }
+    if (!o->map.empty()) {
+      args.push_back("--map");
+      args.push_back(o->map);
     }
     exit_code = run_program(args);
   });

@@ -3,7 +3,7 @@ per curve output the median over the samples with the 5-95 % band. A nested stud
 output the CDF of every epistemic case with their envelope (horsetail and p-box) and, with a
 pick-freeze design, bars of the Sobol indices per case. A single-case study also gets the
 specification limits ([output.limits]) with P(violation) on its histograms and CDFs, 0/1 outputs
-as a proportion with its interval, and the input rankings (Spearman, PRCC, SRC) of every output,
+as a proportion with its interval and a map of P(1) over two inputs, and the input rankings (Spearman, PRCC, SRC) of every output,
 all from `contactuq summarize --json --si`."""
 
 import numpy as np
@@ -129,6 +129,9 @@ def plot(path, outdir, fmt, args):
         if not nested:
             if "probability_of_1" in analysis.get(name, {}):
                 written.append(proportion_figure(e, name, outdir, fmt, analysis[name]))
+                chart = probability_map_figure(e, name, outdir, fmt, getattr(args, "map", None))
+                if chart:
+                    written.append(chart)
             else:
                 written += scalar_figures(e, name, outdir, fmt, analysis.get(name, {}).get("limit"))
             continue
@@ -180,6 +183,83 @@ def proportion_figure(e, name, outdir, fmt, analysis):
     legend_outside(ax, fontsize=8)
     ax.set_title(f"{name}: {p['events']} of {p['trials']} samples are 1\n{_title(e)}", fontsize=9)
     return save(fig, outdir, f"{name}_proportion", fmt)
+
+
+def _ranks(v):
+    """Ranks 0..n-1 of v, ties given their mean rank."""
+    order = np.argsort(v, kind="stable")
+    ranks = np.empty(v.size)
+    ranks[order] = np.arange(v.size)
+    for value in np.unique(v[np.isfinite(v)]):
+        tied = v == value
+        if tied.sum() > 1:
+            ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def _map_axes(e, name, chosen):
+    """The two inputs of the map: `chosen` ("X,Y"), else the two aleatoric inputs whose rank
+    correlation with the output is largest in magnitude."""
+    if chosen:
+        axes = [a.strip() for a in chosen.split(",")]
+        if len(axes) != 2:
+            raise ValueError(f"--map {chosen!r}: give two inputs, X,Y")
+        for a in axes:
+            if a not in e.input_names:
+                raise KeyError(f"--map: no input {a!r}; the inputs are: {', '.join(e.input_names)}")
+        return axes
+    y = e.output(name)
+    ok = np.isfinite(y)
+    scores = {}
+    for j, a in enumerate(e.input_names):
+        x = e.inputs[ok, j]
+        if e.input_roles[j] != "aleatoric" or np.ptp(x) == 0 or np.ptp(y[ok]) == 0:
+            continue
+        scores[a] = abs(np.corrcoef(_ranks(x), _ranks(y[ok]))[0, 1])
+    return sorted(scores, key=lambda a: -scores[a])[:2] if len(scores) >= 2 else None
+
+
+def probability_grid(x, y, values, cells):
+    """Equal-width cells over the ranges of x and y: their edges, and per cell (row: y, column: x)
+    the sum of the 0/1 values and the number of samples."""
+    edges = [np.linspace(v.min(), v.max(), cells + 1) for v in (x, y)]
+    index = [np.clip(np.searchsorted(ed, v, side="right") - 1, 0, cells - 1) for ed, v in zip(edges, (x, y))]
+    ones, count = np.zeros((cells, cells)), np.zeros((cells, cells))
+    np.add.at(count, (index[1], index[0]), 1)
+    np.add.at(ones, (index[1], index[0]), values)
+    return edges, ones, count
+
+
+def probability_map_figure(e, name, outdir, fmt, chosen=None):
+    """A 0/1 output over two inputs: P(1) in each cell of a grid (equal widths over the sampled
+    range; about 8 samples per cell, 2 to 8 cells per axis), the count in the cell written in it.
+    None when there are too few samples (fewer than 16) or inputs to map over."""
+    y = e.output(name)
+    ok = np.isfinite(y)
+    axes = _map_axes(e, name, chosen)
+    if ok.sum() < 16 or not axes:
+        return None
+    cells = int(np.clip(np.floor(np.sqrt(ok.sum() / 8)), 2, 8))
+    units = [e.input_units[e.input_names.index(a)] for a in axes]
+    factors = [display_unit(u, a)[1] for a, u in zip(axes, units)]
+    edges, ones, count = probability_grid(*(e.input(a)[ok] * f for a, f in zip(axes, factors)), y[ok], cells)
+    p = np.where(count > 0, ones / np.maximum(count, 1), np.nan)
+    fig, ax = plt.subplots(figsize=(6.4, 4.8), constrained_layout=True)
+    cmap = plt.get_cmap("RdYlGn").copy()
+    cmap.set_bad("#dddddd")
+    mesh = ax.pcolormesh(edges[0], edges[1], np.ma.masked_invalid(p), cmap=cmap, vmin=0, vmax=1)
+    for i in range(cells):
+        for k in range(cells):
+            cx, cy = 0.5 * (edges[0][k] + edges[0][k + 1]), 0.5 * (edges[1][i] + edges[1][i + 1])
+            text = "no\nsamples" if count[i, k] == 0 else f"{p[i, k]:.2f}\n{int(ones[i, k])}/{int(count[i, k])}"
+            ax.text(cx, cy, text, ha="center", va="center", fontsize=7)
+    fig.colorbar(mesh, ax=ax, label=f"P({name} = 1)")
+    ax.set_xlabel(axis_label(axes[0], units[0]))
+    ax.set_ylabel(axis_label(axes[1], units[1]))
+    how = "" if chosen else " (the two inputs most rank-correlated with it)"
+    ax.set_title(f"{name}: P(1) over {axes[0]} x {axes[1]}{how}, {int(ok.sum())} samples; "
+                 f"cell text: P, ones/samples\n{_title(e)}", fontsize=9)
+    return save(fig, outdir, f"{name}_map", fmt)
 
 
 def rankings_figure(e, names, analysis, outdir, fmt):
