@@ -137,7 +137,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_flag("-q,--quiet", o->quiet, "No progress and no summary");
   sub->add_flag("--timing", o->timing,
                 "sample and nested studies: print where the time went (plan, open, evaluate, of it waiting for the "
-                "writer, finish, summary) on stderr");
+                "writer, summary, the rest of finishing the file) on stderr");
   sub->callback([o, &exit_code] {
     o->run.output = o->output;
     exit_code = run_engine(o->study, o->run, o->quiet, "run", {}, o->timing);

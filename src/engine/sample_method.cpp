@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -63,15 +65,20 @@ class recording_sink : public study::sample_sink {
 };
 
 // The distinct failure messages with their counts, the most frequent first.
-void print_failures(const recording_sink& sink, std::FILE* to) {
+std::string failures_text(const recording_sink& sink) {
+  std::string out;
   const auto messages = sink.failure_messages();
   constexpr std::size_t shown = 5;
   for (std::size_t k = 0; k < std::min(messages.size(), shown); ++k) {
     const auto& [m, count, first] = messages[k];
-    fmt::print(to, "    {} x {} (first: sample {})\n", count, m, first);
+    fmt::format_to(std::back_inserter(out), "    {} x {} (first: sample {})\n", count, m, first);
   }
-  if (messages.size() > shown) fmt::print(to, "    ... and {} other messages\n", messages.size() - shown);
+  if (messages.size() > shown)
+    fmt::format_to(std::back_inserter(out), "    ... and {} other messages\n", messages.size() - shown);
+  return out;
 }
+
+void print_failures(const recording_sink& sink, std::FILE* to) { fmt::print(to, "{}", failures_text(sink)); }
 
 // Bytes the run keeps in memory: for the summary every scalar output, status and message, and
 // the input matrix unless the design's rows are made block by block (study::sample_plan).
@@ -86,21 +93,23 @@ double physical_memory() {
   return pages > 0 && size > 0 ? static_cast<double>(pages) * static_cast<double>(size) : 0.0;
 }
 
-void print_row(std::FILE* to, std::string_view label, std::size_t width, std::string_view unit, const uq::summary& u) {
-  fmt::print(to, "  {:<{}} {:>8} {:>7} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g}\n", label,
+void print_row(std::string& to, std::string_view label, std::size_t width, std::string_view unit,
+               const uq::summary& u) {
+  fmt::format_to(std::back_inserter(to), "  {:<{}} {:>8} {:>7} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g} {:>11.4g}\n", label,
              width, unit, u.skipped, u.mean, u.stddev, u.min, u.quantiles[0].value, u.quantiles[1].value,
              u.quantiles[2].value, u.max);
 }
 
 // One line per output; in a nested study one line per output and epistemic case.
-void print_summary(std::FILE* to, const study::ensemble_study& s, const recording_sink& sink) {
+std::string summary_text(const study::ensemble_study& s, const recording_sink& sink) {
+  std::string to;
   uq::summary_options opt;
   opt.bootstrap_resamples = 0;  // `contactuq summarize` gives the confidence intervals
   const bool nested = s.cases.size() > 1;
   std::size_t width = 18;
   for (const auto& v : s.model.outputs()) width = std::max(width, v.name.size());
   for (const auto& c : s.cases) width = std::max(width, c.label.size() + 2);
-  fmt::print(to, "\n  {:<{}} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+  fmt::format_to(std::back_inserter(to), "\n  {:<{}} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
              nested ? "output / case" : "output", width, "unit", "failed", "mean", "sd", "min", "5%", "50%", "95%", "max");
   // Every output (and case) summarised at once: sorting each is the bulk of the work.
   const std::size_t n = s.per_case(), cases = nested ? s.cases.size() : 1, outputs = s.model.outputs().size();
@@ -116,14 +125,14 @@ void print_summary(std::FILE* to, const study::ensemble_study& s, const recordin
       print_row(to, v.name, width, units::si_unit(v.dim), summaries[j]);
       continue;
     }
-    fmt::print(to, "  {}\n", v.name);
+    fmt::format_to(std::back_inserter(to), "  {}\n", v.name);
     for (std::size_t c = 0; c < cases; ++c)
       print_row(to, fmt::format("  {}", s.cases[c].label), width, units::si_unit(v.dim), summaries[j * cases + c]);
   }
-  fmt::print(to, "\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
+  fmt::format_to(std::back_inserter(to), "\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
                  "outputs of samples that ran)\n",
              sink.failed(), s.rows());
-  print_failures(sink, to);
+  return to + failures_text(sink);
 }
 
 // Seconds since the previous lap (or construction).
@@ -225,10 +234,14 @@ run_result run_sample(const io::study_document& doc, const run_options& o, const
     print_failures(sink, err);
     r.exit_code = 1;
   } else if (result.completed == range.second) {
-    writer.finish(io::iso8601_now());
-    r.timing.emplace_back("finish", clock.lap());
-    if (o.shard.empty()) print_summary(to, s, sink);
+    // The file is finished on another thread while the summary is computed: both are serial
+    // work at the end of every run.
+    auto finished = std::async(std::launch::async, [&writer] { writer.finish(io::iso8601_now()); });
+    const std::string summary = o.shard.empty() ? summary_text(s, sink) : std::string();
     r.timing.emplace_back("summary", clock.lap());
+    finished.get();
+    r.timing.emplace_back("finish", clock.lap());
+    fmt::print(to, "{}", summary);
     fmt::print(to, "\nwrote {} ({} samples{})\n", out.string(), r.planned,
                o.shard.empty() ? "" : fmt::format(", shard {} of the plan", o.shard));
     if (sink.failed() == r.planned) {

@@ -102,7 +102,8 @@ struct run_result {
   // feasible design, or failures = "abort" stopped it); 130 interrupted (resumable).
   int exit_code = 0;
   // Where the wall time of a sample or nested run went, in order (phase, seconds): plan,
-  // open, evaluate, of it waiting for the writer, finish, summary. Empty for other methods.
+  // open, evaluate, of it waiting for the writer, summary, then the rest of finishing the file
+  // (it runs alongside the summary). Empty for other methods.
   std::vector<std::pair<std::string, double>> timing = {};
 };
 
