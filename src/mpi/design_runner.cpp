@@ -60,12 +60,6 @@ std::size_t slice_threads(const std::vector<opt::robust_problem>& problems, std:
 namespace detail {
 
 bool serve_designs(const study_message& m) {
-  const auto error = [](std::uint64_t job, const std::string& what) {
-    byte_writer w;
-    w.put(job);
-    w.put_string(what);
-    send(w.take(), 0, error_tag);
-  };
   std::vector<opt::robust_problem> problems;
   bool ready = false;
   try {
@@ -76,7 +70,7 @@ bool serve_designs(const study_message& m) {
       problems.push_back(opt::make_robust_problem(s.base, model, s.objectives, s.constraints));
     ready = true;
   } catch (const std::exception& e) {
-    error(whole_study, e.what());
+    send_error(whole_study, e.what());
   }
   const std::size_t threads = slice_threads(problems, threads_or_all(m.threads));
   std::optional<local_jobs<finished_rows>> local;
@@ -84,42 +78,29 @@ bool serve_designs(const study_message& m) {
     local.emplace(threads);
     send_numbers({threads}, 0, ready_tag);
   }
-  outbox out;
-  backoff wait;
-  bool quit = false;
-  for (bool done = false; !done;) {
-    bool busy = false;
-    while (const auto probed = poll(0)) {
-      busy = true;
-      const std::vector<std::byte> bytes = receive(*probed);
-      if (probed->MPI_TAG == done_tag || probed->MPI_TAG == quit_tag) {
-        done = true;
-        quit = probed->MPI_TAG == quit_tag;
-      } else if (probed->MPI_TAG == rows_tag && local) {
+  return serve_until_done(
+      [&](int tag, const std::vector<std::byte>& bytes) {
+        if (tag != rows_tag || !local) return;
         design_rows job = unpack_design_rows(bytes);
         if (job.model >= problems.size()) {
-          error(job.job, fmt::format("model {} of {}", job.model, problems.size()));
-          continue;
+          send_error(job.job, fmt::format("model {} of {}", job.model, problems.size()));
+          return;
         }
         const opt::robust_problem& problem = problems[job.model];
         local->submit([&problem, job = std::move(job)] { return evaluate_rows(problem, job); });
-      }
-    }
-    if (local)
-      for (auto& f : local->take()) {
-        busy = true;
-        if (f.error.empty())
-          out.send(pack(f.outputs), rows_done_tag);
-        else
-          error(f.outputs.job, f.error);
-      }
-    if (out.progress()) busy = true;
-    if (busy)
-      wait.reset();
-    else if (!done)
-      wait.pause();
-  }
-  return quit;
+      },
+      [&](outbox& out) {
+        bool any = false;
+        if (local)
+          for (auto& f : local->take()) {
+            any = true;
+            if (f.error.empty())
+              out.send(pack(f.outputs), rows_done_tag);
+            else
+              send_error(f.outputs.job, f.error);
+          }
+        return any;
+      });
 }
 
 }  // namespace detail
@@ -146,26 +127,7 @@ void world_runner::start(const io::study_document& doc, std::size_t threads) {
   const int ranks = session_.size();
   const std::vector<std::byte> announcement = pack(study_message{doc.text(), doc.file(), threads, std::nullopt});
   for (int w = 1; w < ranks; ++w) send(announcement, w, designs_tag);
-  std::vector<std::size_t> rank_threads(static_cast<std::size_t>(ranks), 0);
-  std::string failure;
-  backoff wait;
-  for (int answered = 1; answered < ranks;) {
-    const auto probed = poll(MPI_ANY_SOURCE);
-    if (!probed) {
-      wait.pause();
-      continue;
-    }
-    wait.reset();
-    const std::vector<std::byte> bytes = receive(*probed);
-    byte_reader r(bytes);
-    if (probed->MPI_TAG == ready_tag) {
-      rank_threads[static_cast<std::size_t>(probed->MPI_SOURCE)] = r.get<std::uint64_t>();
-    } else if (probed->MPI_TAG == error_tag) {
-      r.get<std::uint64_t>();
-      if (failure.empty()) failure = fmt::format("rank {} could not read the study: {}", probed->MPI_SOURCE, r.get_string());
-    }
-    ++answered;
-  }
+  auto [rank_threads, failure] = wait_for_ranks(ranks);
   if (!failure.empty()) {
     for (int w = 1; w < ranks; ++w) MPI_Send(nullptr, 0, MPI_BYTE, w, done_tag, MPI_COMM_WORLD);
     throw std::runtime_error(failure);

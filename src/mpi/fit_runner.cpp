@@ -62,10 +62,7 @@ bool serve_fits(const study_message& m, const session& s) {
     }
     send_numbers({0}, 0, ready_tag);
   } catch (const std::exception& e) {
-    byte_writer w;
-    w.put(whole_study);
-    w.put_string(e.what());
-    send(w.take(), 0, error_tag);
+    send_error(whole_study, e.what());
   }
   int tag = wait_for_rank0();
   if (tag == go_tag) {
@@ -94,23 +91,7 @@ void world_fits::start(const io::study_document& doc, std::size_t threads) {
   const int ranks = session_.size();
   const std::vector<std::byte> announcement = pack(study_message{doc.text(), doc.file(), threads, std::nullopt});
   for (int w = 1; w < ranks; ++w) send(announcement, w, fits_tag);
-  std::string failure;
-  backoff wait;
-  for (int answered = 1; answered < ranks;) {
-    const auto probed = poll(MPI_ANY_SOURCE);
-    if (!probed) {
-      wait.pause();
-      continue;
-    }
-    wait.reset();
-    const std::vector<std::byte> bytes = receive(*probed);
-    if (probed->MPI_TAG == error_tag && failure.empty()) {
-      byte_reader r(bytes);
-      r.get<std::uint64_t>();
-      failure = fmt::format("rank {} could not read the study: {}", probed->MPI_SOURCE, r.get_string());
-    }
-    ++answered;
-  }
+  const std::string failure = wait_for_ranks(ranks).second;
   for (int w = 1; w < ranks; ++w)
     MPI_Send(nullptr, 0, MPI_BYTE, w, failure.empty() ? go_tag : done_tag, MPI_COMM_WORLD);
   if (!failure.empty()) throw std::runtime_error(failure);

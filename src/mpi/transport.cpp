@@ -36,6 +36,65 @@ std::optional<MPI_Status> poll(int from) {
   return flag ? std::optional<MPI_Status>(status) : std::nullopt;
 }
 
+void send_error(std::uint64_t about, const std::string& what) {
+  byte_writer w;
+  w.put(about);
+  w.put_string(what);
+  send(w.take(), 0, error_tag);
+}
+
+std::pair<std::vector<std::size_t>, std::string> wait_for_ranks(int ranks) {
+  std::vector<std::size_t> threads(static_cast<std::size_t>(ranks), 0);
+  std::string failure;
+  backoff wait;
+  for (int answered = 1; answered < ranks;) {
+    const auto probed = poll(MPI_ANY_SOURCE);
+    if (!probed) {
+      wait.pause();
+      continue;
+    }
+    wait.reset();
+    const std::vector<std::byte> bytes = receive(*probed);
+    byte_reader r(bytes);
+    if (probed->MPI_TAG == ready_tag) {
+      threads[static_cast<std::size_t>(probed->MPI_SOURCE)] = r.get<std::uint64_t>();
+    } else if (probed->MPI_TAG == error_tag) {
+      r.get<std::uint64_t>();
+      if (failure.empty())
+        failure = fmt::format("rank {} could not read the study: {}", probed->MPI_SOURCE, r.get_string());
+    }
+    ++answered;
+  }
+  return {std::move(threads), std::move(failure)};
+}
+
+bool serve_until_done(const std::function<void(int, const std::vector<std::byte>&)>& on_message,
+                      const std::function<bool(outbox&)>& collect) {
+  outbox out;
+  backoff wait;
+  bool quit = false;
+  for (bool done = false; !done;) {
+    bool busy = false;
+    while (const auto probed = poll(0)) {
+      busy = true;
+      const std::vector<std::byte> bytes = receive(*probed);
+      if (probed->MPI_TAG == done_tag || probed->MPI_TAG == quit_tag) {
+        done = true;
+        quit = probed->MPI_TAG == quit_tag;
+      } else {
+        on_message(probed->MPI_TAG, bytes);
+      }
+    }
+    if (collect(out)) busy = true;
+    if (out.progress()) busy = true;
+    if (busy)
+      wait.reset();
+    else if (!done)
+      wait.pause();
+  }
+  return quit;
+}
+
 void outbox::send(std::vector<std::byte> bytes, int tag) {
   if (bytes.size() > static_cast<std::size_t>(INT_MAX))
     throw std::runtime_error(fmt::format("MPI message of {} bytes: more than one message can hold", bytes.size()));

@@ -16,7 +16,9 @@
 #include <list>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace contactuq::mpi::detail {
@@ -27,6 +29,22 @@ void send_numbers(std::initializer_list<std::uint64_t> values, int to, int tag);
 std::vector<std::byte> receive(const MPI_Status& probed);
 // The next message from `from` (or MPI_ANY_SOURCE), if one has arrived.
 std::optional<MPI_Status> poll(int from);
+
+// Tells rank 0 that the work `about` (a block's first sample, a job, or whole_study) failed.
+void send_error(std::uint64_t about, const std::string& what);
+
+// Rank 0, after announcing a study: waits for every other rank's answer, ready (with the
+// thread count it sent) or an error. Returns the threads of each rank (0 for rank 0 and for
+// ranks that failed) and the first failure's text ("" when every rank is ready).
+std::pair<std::vector<std::size_t>, std::string> wait_for_ranks(int ranks);
+
+class outbox;
+
+// A worker's loop over one study: hands each message of rank 0 to `on_message` (tag, bytes) and,
+// between them, lets `collect` send what finished (returning whether there was any), until rank
+// 0 ends the study (done_tag) or the job (quit_tag); true for the job.
+bool serve_until_done(const std::function<void(int, const std::vector<std::byte>&)>& on_message,
+                      const std::function<bool(outbox&)>& collect);
 
 // Sleeps a little longer each time nothing happened (up to 250 us), so that an idle loop costs
 // almost no core while a busy one answers within microseconds.

@@ -69,12 +69,6 @@ std::size_t blocks_per_request(std::size_t threads, std::size_t block_rows) {
 // A worker rank's side of one study; returns true when rank 0 ended the job instead (it failed
 // before it could end the study).
 bool serve_study(const study_message& m) {
-  const auto error = [](std::uint64_t first, const std::string& what) {
-    byte_writer w;
-    w.put(first);
-    w.put_string(what);
-    send(w.take(), 0, error_tag);
-  };
   std::optional<io::study_document> doc;
   std::optional<study::ensemble_study> s;
   std::optional<study::sample_plan> inputs;
@@ -84,7 +78,7 @@ bool serve_study(const study_message& m) {
     s.emplace(study::read_ensemble_study(*doc));
     inputs.emplace(*s);
   } catch (const std::exception& e) {
-    error(whole_study, e.what());
+    send_error(whole_study, e.what());
     s.reset();
   }
   const std::size_t threads = m.threads > 0 ? m.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
@@ -100,40 +94,27 @@ bool serve_study(const study_message& m) {
         threads);
     send_numbers({threads}, 0, ready_tag);
   }
-  outbox out;
-  backoff wait;
-  bool quit = false;
-  for (bool done = false; !done;) {
-    bool busy = false;
-    while (const auto probed = poll(0)) {
-      busy = true;
-      const std::vector<std::byte> bytes = receive(*probed);
-      if (probed->MPI_TAG == done_tag || probed->MPI_TAG == quit_tag) {
-        done = true;
-        quit = probed->MPI_TAG == quit_tag;
-      } else if (probed->MPI_TAG == blocks_tag && local) {
+  return serve_until_done(
+      [&](int tag, const std::vector<std::byte>& bytes) {
+        if (tag != blocks_tag || !local) return;
         byte_reader r(bytes);
         const auto first = r.get<std::uint64_t>(), count = r.get<std::uint64_t>(), rows = r.get<std::uint64_t>();
         const auto end = std::min(r.get<std::uint64_t>(), static_cast<std::uint64_t>(s->rows()));
         for (std::uint64_t k = 0; k < count && first + k * rows < end; ++k)
           local->submit(first + k * rows, std::min(rows, end - (first + k * rows)));
-      }
-    }
-    if (local)
-      for (auto& f : local->take()) {
-        busy = true;
-        if (f.block)
-          out.send(pack(*f.block), result_tag);
-        else
-          error(f.first, f.error);
-      }
-    if (out.progress()) busy = true;
-    if (busy)
-      wait.reset();
-    else if (!done)
-      wait.pause();
-  }
-  return quit;
+      },
+      [&](outbox& out) {
+        bool any = false;
+        if (local)
+          for (auto& f : local->take()) {
+            any = true;
+            if (f.block)
+              out.send(pack(*f.block), result_tag);
+            else
+              send_error(f.first, f.error);
+          }
+        return any;
+      });
 }
 
 }  // namespace
