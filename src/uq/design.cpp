@@ -2,6 +2,7 @@
 
 #include <boost/random/sobol.hpp>
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <array>
@@ -345,7 +346,8 @@ Eigen::MatrixXd unit_design(std::size_t n, std::size_t d, const design_options& 
   options.validate();
   check_size(n, d);
   Eigen::MatrixXd u(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(d));
-  for (std::size_t j = 0; j < d; ++j) latin_hypercube_column(u, j, options);
+  // Columns draw from streams of their own: made in parallel, the same bits.
+  tbb::parallel_for(std::size_t{0}, d, [&](std::size_t j) { latin_hypercube_column(u, j, options); });
   if (options.kind == design_kind::maximin_latin_hypercube) maximin_optimise(u, options);
   return u;
 }
