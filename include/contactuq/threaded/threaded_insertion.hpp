@@ -113,10 +113,10 @@ struct insertion_params {
 enum class insertion_outcome {
   engaged = 0,
   cross_threaded = 1,
-  jammed = 2,
+  jammed = 2,          ///< stalled: past 0.25p, not engaged, not advancing with the feed
   tipped = 3,
   no_start = 4,
-  inconclusive = 5,
+  inconclusive = 5,    ///< integrator failure, step limit, or still advancing at the end
 };
 
 struct insertion_sample {
@@ -131,6 +131,9 @@ struct insertion_result {
   double engagement_margin = 0;  ///< final depth below the first full thread (plain bore: the top face) - engage_depth [m]
   double time_to_engage = std::numeric_limits<double>::quiet_NaN();  ///< [s]
   double axial_advance = 0;      ///< z0 - final tip z [m]
+  // The tip's advance over the last half turn of drive (the whole run if shorter) as a fraction
+  // of the gripper's feed over it [-]: about 1 threading, below 0.1 stalled; NaN without feed.
+  double final_advance_ratio = std::numeric_limits<double>::quiet_NaN();
   double max_tilt = 0;           ///< [rad]
   double final_tilt = 0;         ///< [rad]
   double phase_error = 0;        ///< final helical phase error, wrapped to (-pi, pi] [rad]; NaN in a plain bore
