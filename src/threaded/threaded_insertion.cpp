@@ -804,7 +804,11 @@ class insertion_system {
 
   std::vector<contact_point> contacts_at(const bolt_state& s) const {
     const Matrix3d R = s.q.toRotationMatrix();
-    return detector{g_, grid_, Vector3d(s.x_cm - R * r_cm_), R}.find(s.spin, contact_length_);
+    // the bolt's turn about z, theta_z0 + spin: the reference that unwraps each contact's turn
+    // (helical_offset). With `spin` alone, a start whose theta_z0 is near pi put contacts on either
+    // side of the bolt on different branches, a pitch apart: cross-threaded from the first touch.
+    return detector{g_, grid_, Vector3d(s.x_cm - R * r_cm_), R}.find(theta_z0_ + s.spin,
+                                                                     contact_length_);
   }
 
   // Phi(delta) = integral of F(d, 0) over [0, delta], 8-point Gauss-Legendre.
