@@ -164,8 +164,10 @@ void insertion_params::validate() const {
   require(std::isfinite(tilt) && tilt >= 0 && tilt <= 0.5, "tilt", tilt, "rad", "in [0, 0.5]");
   require(std::isfinite(tilt_azimuth), "tilt_azimuth", tilt_azimuth, "rad", "finite");
   require(std::isfinite(phase), "phase", phase, "rad", "finite");
-  require(std::isfinite(z0) && z0 >= 0 && z0 <= 10 * thread.pitch, "z0", z0, "m",
-          "in [0, 10 p]");
+  // z0 < 0 starts the tip inside the nut (tests of the nut's helical symmetry; the model's input
+  // keeps z0 >= 0)
+  require(std::isfinite(z0) && z0 >= -thread.nut_height && z0 <= 10 * thread.pitch, "z0", z0, "m",
+          "in [-H, 10 p]");
   require(std::isfinite(turns) && turns > 0 && turns <= 20, "turns", turns, "", "in (0, 20]");
   require(std::isfinite(engage_depth) && engage_depth > 0 && engage_depth < thread.nut_height,
           "engage_depth", engage_depth, "m", "positive and below the nut height");
@@ -997,7 +999,8 @@ class insertion_run {
       record(0.0, N_VGetArrayPointer(h_.y));
       next_sample_ = 1;
     }
-    // the start itself: the stall window's first point (and a tip started engaged)
+    // the start itself: the stall window's first point, and a tip started inside the nut may be
+    // engaged at t = 0
     bool decided = watch_step();
     while (t_ < t_end_ && !decided) {
       const int flag = CVode(h_.mem, t_end_, h_.y, &t_, CV_ONE_STEP);

@@ -94,7 +94,7 @@ struct insertion_params {
   double tilt = 0;                  ///< initial tilt of the bolt axis (gripper) [rad], [0, 0.5]
   double tilt_azimuth = 0;          ///< azimuth the axis leans towards [rad]
   double phase = 0;                 ///< helical phase error at start [rad]; 0 meshes
-  double z0 = 0.625e-3;             ///< initial height of the tip above the nut [m]
+  double z0 = 0.625e-3;             ///< initial height of the tip above the nut [m], >= -H (< 0: inside)
   double turns = 4;                 ///< gripper turns to run [-], > 0
   // Tip depth below the first full nut thread (p (1/2 + runup_angle/2pi) below the top face)
   // that counts as started [m], > 0 (IsaacLab nut_thread: about 1.5 pitches).
