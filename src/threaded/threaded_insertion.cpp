@@ -12,6 +12,7 @@
 #include <boost/math/tools/minima.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
+#include <deque>
 #include <numbers>
 #include <optional>
 
@@ -163,8 +164,10 @@ void insertion_params::validate() const {
   require(std::isfinite(tilt) && tilt >= 0 && tilt <= 0.5, "tilt", tilt, "rad", "in [0, 0.5]");
   require(std::isfinite(tilt_azimuth), "tilt_azimuth", tilt_azimuth, "rad", "finite");
   require(std::isfinite(phase), "phase", phase, "rad", "finite");
-  require(std::isfinite(z0) && z0 >= 0 && z0 <= 10 * thread.pitch, "z0", z0, "m",
-          "in [0, 10 p]");
+  // z0 < 0 starts the tip inside the nut (tests of the nut's helical symmetry; the model's input
+  // keeps z0 >= 0)
+  require(std::isfinite(z0) && z0 >= -thread.nut_height && z0 <= 10 * thread.pitch, "z0", z0, "m",
+          "in [-H, 10 p]");
   require(std::isfinite(turns) && turns > 0 && turns <= 20, "turns", turns, "", "in (0, 20]");
   require(std::isfinite(engage_depth) && engage_depth > 0 && engage_depth < thread.nut_height,
           "engage_depth", engage_depth, "m", "positive and below the nut height");
@@ -803,7 +806,11 @@ class insertion_system {
 
   std::vector<contact_point> contacts_at(const bolt_state& s) const {
     const Matrix3d R = s.q.toRotationMatrix();
-    return detector{g_, grid_, Vector3d(s.x_cm - R * r_cm_), R}.find(s.spin, contact_length_);
+    // the bolt's turn about z, theta_z0 + spin: the reference that unwraps each contact's turn
+    // (helical_offset). With `spin` alone, a start whose theta_z0 is near pi put contacts on either
+    // side of the bolt on different branches, a pitch apart: cross-threaded from the first touch.
+    return detector{g_, grid_, Vector3d(s.x_cm - R * r_cm_), R}.find(theta_z0_ + s.spin,
+                                                                     contact_length_);
   }
 
   // Phi(delta) = integral of F(d, 0) over [0, delta], 8-point Gauss-Legendre.
@@ -992,7 +999,9 @@ class insertion_run {
       record(0.0, N_VGetArrayPointer(h_.y));
       next_sample_ = 1;
     }
-    bool decided = false;
+    // the start itself: the stall window's first point, and a tip started inside the nut may be
+    // engaged at t = 0
+    bool decided = watch_step();
     while (t_ < t_end_ && !decided) {
       const int flag = CVode(h_.mem, t_end_, h_.y, &t_, CV_ONE_STEP);
       if (flag < 0) {
@@ -1030,6 +1039,7 @@ class insertion_run {
     res_.energy_dissipated = s.dissipated;
     res_.drive_slip = std::abs(s.slip);
     res_.cross_threaded = cross_threaded(e.points, depth);
+    res_.final_advance_ratio = advance_ratio(tip_of(s).z());
     if (!res_.message.empty()) {
       res_.outcome = insertion_outcome::inconclusive;
     } else if (res_.max_tilt > params_.tip_angle) {
@@ -1041,8 +1051,15 @@ class insertion_run {
       res_.outcome = insertion_outcome::engaged;
     } else if (depth + full_thread_ < 0.25 * p_) {
       res_.outcome = insertion_outcome::no_start;
+    } else if (res_.final_advance_ratio < stall_ratio && e.max_normal > 0) {
+      res_.outcome = insertion_outcome::jammed;  // stalled against the nut
     } else {
-      res_.outcome = insertion_outcome::jammed;
+      // neither engaged nor stalled: still threading (or still moving) when the run ended
+      res_.outcome = insertion_outcome::inconclusive;
+      res_.message = fmt::format(
+          "not engaged but not stalled when the run ended: the tip advanced {:.3g} of the feed "
+          "over the last {:.3g} s",
+          res_.final_advance_ratio, stall_window_);
     }
     res_.success = res_.outcome == insertion_outcome::engaged;
     if (res_.success && std::isnan(res_.time_to_engage)) res_.time_to_engage = t_;
@@ -1150,6 +1167,23 @@ class insertion_run {
     }
   }
 
+  // The tip's advance along -z over the trailing stall window (the whole run if shorter) as a
+  // fraction of the gripper's feed over it; NaN without feed.
+  double advance_ratio(double tip_z) const {
+    if (!(params_.feed > 0)) return std::numeric_limits<double>::quiet_NaN();
+    const double t0 = std::max(0.0, t_ - stall_window_);
+    // the tip's height at t0, linear between the accepted steps around it
+    std::size_t k = 0;
+    while (k + 1 < trail_.size() && trail_[k + 1].first <= t0) ++k;
+    double z0 = trail_[k].second;
+    if (k + 1 < trail_.size() && trail_[k + 1].first > trail_[k].first) {
+      const double w = (t0 - trail_[k].first) / (trail_[k + 1].first - trail_[k].first);
+      z0 += std::clamp(w, 0.0, 1.0) * (trail_[k + 1].second - trail_[k].second);
+    }
+    const double span = t_ - t0;
+    return span > 0 ? (z0 - tip_z) / (params_.feed * span) : std::numeric_limits<double>::quiet_NaN();
+  }
+
   // The maxima and the engagement at the accepted step; true when the start is decided (with
   // stop_when_decided: tipped or engaged).
   bool watch_step() {
@@ -1157,6 +1191,8 @@ class insertion_run {
     const evaluation_terms e = sys_.terms(t_, s, true, false);
     const double tilt = tilt_of(s);
     const double depth = -tip_of(s).z() - full_thread_;
+    trail_.emplace_back(t_, tip_of(s).z());
+    while (trail_.size() > 2 && trail_[1].first <= t_ - stall_window_) trail_.pop_front();
     res_.max_tilt = std::max(res_.max_tilt, tilt);
     res_.max_contacts = std::max(res_.max_contacts, e.contacts);
     res_.max_contact_force = std::max(res_.max_contact_force, e.max_normal);
@@ -1181,6 +1217,16 @@ class insertion_run {
   // engaged depth: the tip's depth below the first full nut thread (notes §8)
   const double full_thread_;
   double z0_tip_ = 0;
+  // Stall (outcome jammed): over the last half turn of drive the tip advances less than
+  // stall_ratio of the feed while contacts carry load. A threading bolt advances a pitch per turn
+  // of its own (ratio about 1, less only as far as the drive slips); a stalled one only by the
+  // contacts' compliance under the axial grasp force the feed winds up, k_z p/2 over the window
+  // (1.25 N at the defaults: a Hertz deflection below 1 um, a ratio of 1e-3).
+  static constexpr double stall_turns = 0.5;
+  static constexpr double stall_ratio = 0.1;
+  const double stall_window_ =
+      params_.feed > 0 ? stall_turns * p_ / params_.feed : std::numeric_limits<double>::infinity();
+  std::deque<std::pair<double, double>> trail_;  // (t, tip z) at accepted steps in the window
   const int n_hist_ = params_.history_points;
   int next_sample_ = 0;
   double t_ = 0;

@@ -82,10 +82,10 @@ TEST_CASE("nicolson tables: 5.1-4 tips over and 5.2-2 aligns to the nut over the
         continue;
       }
       ++r.outcome[static_cast<std::size_t>(o)];
-      // Aligned to the nut: threading (engaged, or not yet deep enough when the run ended),
-      // upright and in phase.
+      // Aligned to the nut: upright and in phase at the end, engaged or not (short of the engage
+      // depth when the run ended: still threading, inconclusive, or stalled, jammed).
       if (e.outputs(k, max_tilt) > 5.2 * std::numbers::pi / 180) ++r.tilting;
-      if ((o == 0 || o == 2) && e.outputs(k, final_tilt) < 2 * std::numbers::pi / 180 &&
+      if ((o == 0 || o == 2 || o == 5) && e.outputs(k, final_tilt) < 2 * std::numbers::pi / 180 &&
           std::abs(e.outputs(k, phase_error)) < std::numbers::pi / 2)
         ++r.aligned;
     }

@@ -94,7 +94,7 @@ struct insertion_params {
   double tilt = 0;                  ///< initial tilt of the bolt axis (gripper) [rad], [0, 0.5]
   double tilt_azimuth = 0;          ///< azimuth the axis leans towards [rad]
   double phase = 0;                 ///< helical phase error at start [rad]; 0 meshes
-  double z0 = 0.625e-3;             ///< initial height of the tip above the nut [m]
+  double z0 = 0.625e-3;             ///< initial height of the tip above the nut [m], >= -H (< 0: inside)
   double turns = 4;                 ///< gripper turns to run [-], > 0
   // Tip depth below the first full nut thread (p (1/2 + runup_angle/2pi) below the top face)
   // that counts as started [m], > 0 (IsaacLab nut_thread: about 1.5 pitches).
@@ -113,10 +113,10 @@ struct insertion_params {
 enum class insertion_outcome {
   engaged = 0,
   cross_threaded = 1,
-  jammed = 2,
+  jammed = 2,          ///< stalled: past 0.25p, not engaged, not advancing with the feed
   tipped = 3,
   no_start = 4,
-  inconclusive = 5,
+  inconclusive = 5,    ///< integrator failure, step limit, or still advancing at the end
 };
 
 struct insertion_sample {
@@ -131,6 +131,9 @@ struct insertion_result {
   double engagement_margin = 0;  ///< final depth below the first full thread (plain bore: the top face) - engage_depth [m]
   double time_to_engage = std::numeric_limits<double>::quiet_NaN();  ///< [s]
   double axial_advance = 0;      ///< z0 - final tip z [m]
+  // The tip's advance over the last half turn of drive (the whole run if shorter) as a fraction
+  // of the gripper's feed over it [-]: about 1 threading, below 0.1 stalled; NaN without feed.
+  double final_advance_ratio = std::numeric_limits<double>::quiet_NaN();
   double max_tilt = 0;           ///< [rad]
   double final_tilt = 0;         ///< [rad]
   double phase_error = 0;        ///< final helical phase error, wrapped to (-pi, pi] [rad]; NaN in a plain bore
