@@ -75,7 +75,7 @@ print(f"ratio contactuq / peer, end to end: {n / wall1 / peer_rate:.1f}x at -j 1
 # time it waited for the write stage, which runs on a thread of its own), over the wall time.
 # Process start and exit, planning (Latin hypercube and Iman-Conover), opening and finishing the
 # file and the summary are what is left.
-phases = {k: float(v) for k, v in re.findall(r"([a-z ]+?) ([0-9.]+) s;", sys.argv[14])}
+phases = {k.strip(): float(v) for k, v in re.findall(r"([a-z ]+?) ([0-9.]+) s;", sys.argv[14])}
 parallel = phases["evaluate"] - phases["waited for the writer"]
 outside = wall1 - sum(phases[k] for k in ("plan", "open", "evaluate", "finish", "summary"))
 print(f"serial part of the -j 1 run: {wall1 - parallel:.3f} s of {wall1:.2f} s: plan {phases['plan']:.3f} s, "
