@@ -1,9 +1,10 @@
 #include "contactuq/uq/radix_sort.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstring>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -66,7 +67,7 @@ TEST_CASE("radix sort_values sorts as std::sort does", "[uq][radix]") {
     CHECK(std::equal(v.begin(), v.end(), expected.begin()));
     auto bits = [](const std::vector<double>& a) {
       std::vector<std::uint64_t> b(a.size());
-      std::memcpy(b.data(), a.data(), a.size() * sizeof(double));
+      std::transform(a.begin(), a.end(), b.begin(), [](double x) { return std::bit_cast<std::uint64_t>(x); });
       std::sort(b.begin(), b.end());
       return b;
     };
