@@ -150,7 +150,7 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   std::vector<std::string_view> allowed = {"type", "thread", "law", "restitution", "contact_velocity",
                                            "v_t", "contact_length", "drive_torque_limit", "nut_height", "bolt_length", "density", "tip_angle",
                                            "points_per_turn", "relative_tolerance", "max_steps",
-                                           "curve_points"};
+                                           "stall_abort_turns", "curve_points"};
   for (const auto& f : input_fields()) allowed.push_back(f.name);
   for (const auto& key : t.keys())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
@@ -198,6 +198,9 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   p.drive_torque_limit = t.quantity_or("drive_torque_limit", u::force * u::length, p.drive_torque_limit);
   p.tip_angle = t.quantity_or("tip_angle", u::angle, p.tip_angle);
   p.relative_tolerance = t.quantity_or("relative_tolerance", u::dimensionless, p.relative_tolerance);
+  p.stall_abort_turns = t.quantity_or("stall_abort_turns", u::dimensionless, p.stall_abort_turns);
+  if (!(p.stall_abort_turns >= 0.5))
+    t.fail("stall_abort_turns", "must be at least 0.5 turns of drive (a stall is seen over half a turn)");
   p.max_steps = t.integer_or("max_steps", p.max_steps);
   const std::int64_t ppt = t.integer_or("points_per_turn", p.points_per_turn);
   if (ppt < 8 || ppt > 4000) t.fail("points_per_turn", "must be an integer in [8, 4000]");

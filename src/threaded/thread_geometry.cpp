@@ -103,32 +103,38 @@ double thread_geometry::mesh_tolerance() const {
   return 0.5 * p_.allowance * std::tan(p_.flank_angle);
 }
 
-// Thesis §3.2.1 profile, generalised (header): value and slope from one reduction of t.
-void thread_geometry::profile_and_slope(double t, double& f, double& slope) const {
+// Thesis §3.2.1 profile, generalised (header): value, slope and curvature from one reduction of
+// t.
+void thread_geometry::profile_and_slope(double t, double& f, double& slope,
+                                        double* curvature) const {
+  double k = 0;
   if (p_.plain_bore) {  // thread depth zero: plain peg and bore (header)
     f = 0;
     slope = 0;
-    return;
-  }
-  const double p = p_.pitch;
-  const double r = p_.root_radius;
-  double s = t - p * std::floor(t / p);  // in [0, p]
-  if (s >= p) s -= p;
-  const double sign = s <= 0.5 * p ? 1.0 : -1.0;
-  const double tau = std::min(s, p - s);  // even
-  if (tau <= t1_) {
-    const double root = std::sqrt(std::max(0.0, r * r - tau * tau));
-    f = r - root;
-    slope = tau == 0 ? 0.0 : sign * tau / std::max(1e-150, root);
-  } else if (tau <= 0.5 * p - t1_) {
-    f = cot_ * tau - c_;
-    slope = sign * cot_;
   } else {
-    const double q = 0.5 * p - tau;
-    const double root = std::sqrt(std::max(0.0, r * r - q * q));
-    f = h_ - r + root;
-    slope = q == 0 ? 0.0 : sign * q / std::max(1e-150, root);
+    const double p = p_.pitch;
+    const double r = p_.root_radius;
+    double s = t - p * std::floor(t / p);  // in [0, p]
+    if (s >= p) s -= p;
+    const double sign = s <= 0.5 * p ? 1.0 : -1.0;
+    const double tau = std::min(s, p - s);  // even
+    if (tau <= t1_) {
+      const double root = std::sqrt(std::max(0.0, r * r - tau * tau));
+      f = r - root;
+      slope = tau == 0 ? 0.0 : sign * tau / std::max(1e-150, root);
+      k = r * r / std::max(1e-150, root * root * root);
+    } else if (tau <= 0.5 * p - t1_) {
+      f = cot_ * tau - c_;
+      slope = sign * cot_;
+    } else {
+      const double q = 0.5 * p - tau;
+      const double root = std::sqrt(std::max(0.0, r * r - q * q));
+      f = h_ - r + root;
+      slope = q == 0 ? 0.0 : sign * q / std::max(1e-150, root);
+      k = -r * r / std::max(1e-150, root * root * root);
+    }
   }
+  if (curvature) *curvature = k;
 }
 
 double thread_geometry::profile(double t) const {
@@ -141,6 +147,12 @@ double thread_geometry::profile_slope(double t) const {
   double f, slope;
   profile_and_slope(t, f, slope);
   return slope;
+}
+
+double thread_geometry::profile_curvature(double t) const {
+  double f, slope, k;
+  profile_and_slope(t, f, slope, &k);
+  return k;
 }
 
 double thread_geometry::ramp(double edge_depth) const {
@@ -176,14 +188,20 @@ double ramp_rate(double g, double runup) {
 }
 }  // namespace
 
+// r = d/2 - g f(u) (nut), R_b + g f(u) (bolt), u = z - lambda theta, lambda = p/2pi, with the ramp
+// g a function of theta alone (its ridge's start) and linear in it: g_theta constant, g_thth = 0.
 surface_point thread_geometry::nut_surface(double z, double theta) const {
-  const double p = p_.pitch;
-  const double u = z - p * theta / two_pi;
+  const double lambda = p_.pitch / two_pi;
   const double g = nut_ramp(z, theta);
-  double f, fp;
-  profile_and_slope(u, f, fp);
+  double f, fp, fpp;
+  profile_and_slope(z - lambda * theta, f, fp, &fpp);
   const double g_theta = -ramp_rate(g, p_.runup_angle);
-  surface_point s{0.5 * p_.major_diameter - g * f, -g * fp, -g_theta * f + g * fp * p / two_pi};
+  surface_point s{0.5 * p_.major_diameter - g * f,
+                  -g * fp,
+                  -g_theta * f + g * fp * lambda,
+                  -g * fpp,
+                  -g_theta * fp + g * fpp * lambda,
+                  2 * g_theta * fp * lambda - g * fpp * lambda * lambda};
   if (p_.chamfer > 0 && z > -p_.chamfer) {
     const double cone = 0.5 * p_.major_diameter + p_.chamfer + z;
     if (cone > s.radius) s = {cone, 1.0, 0.0};
@@ -192,13 +210,17 @@ surface_point thread_geometry::nut_surface(double z, double theta) const {
 }
 
 surface_point thread_geometry::bolt_surface(double z_b, double theta_b) const {
-  const double p = p_.pitch;
-  const double u = z_b - p * theta_b / two_pi;
+  const double lambda = p_.pitch / two_pi;
   const double g = bolt_ramp(z_b, theta_b);
-  double f, fp;
-  profile_and_slope(u, f, fp);
+  double f, fp, fpp;
+  profile_and_slope(z_b - lambda * theta_b, f, fp, &fpp);
   const double g_theta = ramp_rate(g, p_.runup_angle);
-  return {rb_ + g * f, g * fp, g_theta * f - g * fp * p / two_pi};
+  return {rb_ + g * f,
+          g * fp,
+          g_theta * f - g * fp * lambda,
+          g * fpp,
+          g_theta * fp - g * fpp * lambda,
+          -2 * g_theta * fp * lambda + g * fpp * lambda * lambda};
 }
 
 namespace {
@@ -223,54 +245,58 @@ vec3 thread_geometry::bolt_normal(double z_b, double theta_b) const {
   return outward_normal(bolt_surface(z_b, theta_b), theta_b);
 }
 
+namespace {
+// Penetration sign * (rho - r) kappa of a point at (rho, theta, z) for a surface r(z, theta),
+// kappa = 1/sqrt(1 + r_z^2 + (r_theta/rho)^2) (sign +1: the nut's material outside r, -1: the
+// bolt's inside), and its exact gradient in Cartesian coordinates.
+double radial_depth(double sign, double rho, double c, double sn, const surface_point& s,
+                    vec3* grad) {
+  const double inv_rho = rho > 0 ? 1 / rho : 0.0;
+  const double rt = s.dr_dtheta * inv_rho;
+  const double kappa = 1 / std::sqrt(1 + s.dr_dz * s.dr_dz + rt * rt);
+  const double gap = sign * (rho - s.radius);
+  if (grad) {
+    // kappa_x = -kappa^3 (r_z d(r_z)/dx + rt d(rt)/dx), rt = r_theta / rho
+    const double k3 = kappa * kappa * kappa;
+    const double d_rho = sign * kappa + gap * k3 * rt * rt * inv_rho;
+    const double d_theta = -sign * s.dr_dtheta * kappa -
+                           gap * k3 * (s.dr_dz * s.d2r_dz_dtheta + rt * s.d2r_dtheta2 * inv_rho);
+    const double d_z = -sign * s.dr_dz * kappa -
+                       gap * k3 * (s.dr_dz * s.d2r_dz2 + rt * s.d2r_dz_dtheta * inv_rho);
+    const double t = d_theta * inv_rho;  // along e_theta = (-sin, cos, 0)
+    *grad = {d_rho * c - t * sn, d_rho * sn + t * c, d_z};
+  }
+  return gap * kappa;
+}
+}  // namespace
+
 double thread_geometry::nut_penetration(const vec3& P, vec3* grad, int* surface) const {
   const double rho = std::sqrt(P[0] * P[0] + P[1] * P[1]);  // lengths of mm: no overflow, and hypot is slow
-  const double theta = azimuth(P[0], P[1]);
-  const surface_point s = nut_surface(P[2], theta);
-  // g = rho - r_n: grad g = e_rho - r_z e_z - (r_theta / rho) e_theta
-  const double rt = rho > 0 ? s.dr_dtheta / rho : 0.0;
-  const double kappa = 1 / std::sqrt(1 + s.dr_dz * s.dr_dz + rt * rt);
-  const double radial = (rho - s.radius) * kappa;
+  const double c = rho > 0 ? P[0] / rho : 1.0;
+  const double sn = rho > 0 ? P[1] / rho : 0.0;
+  const surface_point s = nut_surface(P[2], azimuth(P[0], P[1]));
+  vec3 g_radial;
+  const double radial = radial_depth(1.0, rho, c, sn, s, grad ? &g_radial : nullptr);
   const double top = -P[2];
   const double bottom = P[2] + p_.nut_height;
   const double pen = std::min({radial, top, bottom});
   if (surface) *surface = pen == radial ? 0 : pen == top ? 1 : 2;
-  if (grad) {
-    if (pen == top) {
-      *grad = {0, 0, -1};
-    } else if (pen == bottom) {
-      *grad = {0, 0, 1};
-    } else {
-      const double c = rho > 0 ? P[0] / rho : 1.0;
-      const double sn = rho > 0 ? P[1] / rho : 0.0;
-      *grad = {kappa * (c + rt * sn), kappa * (sn - rt * c), -kappa * s.dr_dz};
-    }
-  }
+  if (grad) *grad = pen == top ? vec3{0, 0, -1} : pen == bottom ? vec3{0, 0, 1} : g_radial;
   return pen;
 }
 
 double thread_geometry::bolt_penetration(const vec3& P, vec3* grad, int* surface) const {
   const double rho = std::sqrt(P[0] * P[0] + P[1] * P[1]);  // lengths of mm: no overflow, and hypot is slow
-  const double theta = azimuth(P[0], P[1]);
-  const surface_point s = bolt_surface(P[2], theta);
-  const double rt = rho > 0 ? s.dr_dtheta / rho : 0.0;
-  const double kappa = 1 / std::sqrt(1 + s.dr_dz * s.dr_dz + rt * rt);
-  const double radial = (s.radius - rho) * kappa;
+  const double c = rho > 0 ? P[0] / rho : 1.0;
+  const double sn = rho > 0 ? P[1] / rho : 0.0;
+  const surface_point s = bolt_surface(P[2], azimuth(P[0], P[1]));
+  vec3 g_radial;
+  const double radial = radial_depth(-1.0, rho, c, sn, s, grad ? &g_radial : nullptr);
   const double tip = P[2];
   const double end = p_.bolt_length - P[2];
   const double pen = std::min({radial, tip, end});
   if (surface) *surface = pen == radial ? 0 : pen == tip ? 1 : 2;
-  if (grad) {
-    if (pen == tip) {
-      *grad = {0, 0, 1};
-    } else if (pen == end) {
-      *grad = {0, 0, -1};
-    } else {
-      const double c = rho > 0 ? P[0] / rho : 1.0;
-      const double sn = rho > 0 ? P[1] / rho : 0.0;
-      *grad = {-kappa * (c + rt * sn), -kappa * (sn - rt * c), kappa * s.dr_dz};
-    }
-  }
+  if (grad) *grad = pen == tip ? vec3{0, 0, 1} : pen == end ? vec3{0, 0, -1} : g_radial;
   return pen;
 }
 

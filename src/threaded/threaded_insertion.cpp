@@ -169,6 +169,8 @@ void insertion_params::validate() const {
   require(std::isfinite(z0) && z0 >= -thread.nut_height && z0 <= 10 * thread.pitch, "z0", z0, "m",
           "in [-H, 10 p]");
   require(std::isfinite(turns) && turns > 0 && turns <= 20, "turns", turns, "", "in (0, 20]");
+  require(stall_abort_turns >= 0.5, "stall_abort_turns", stall_abort_turns, "",
+          "at least 0.5 (a stall is seen over half a turn of drive), or infinite (never)");
   require(std::isfinite(engage_depth) && engage_depth > 0 && engage_depth < thread.nut_height,
           "engage_depth", engage_depth, "m", "positive and below the nut height");
   require(tip_angle > 0 && tip_angle < 1.5, "tip_angle", tip_angle, "rad", "in (0, 1.5)");
@@ -211,6 +213,8 @@ struct detector {
   const probe_points& grid;
   Vector3d x;
   Matrix3d R;
+  // Whether contacts get `thread` and `helical_offset` (cross-threading); the forces need neither.
+  bool classify = true;
 
   // The point of the curve at parameter s in the frame of the part that carries it.
   static Vector3d local_point(const thread_geometry& g, probe_kind kind, double offset, double s) {
@@ -282,6 +286,19 @@ struct detector {
     const Vector3d Pb = R.transpose() * (P - x);
     return g.bolt_penetration({Pb.x(), Pb.y(), Pb.z()});
   }
+  // The same with its gradient with respect to the global point P.
+  double penetration_at(const probe_curve& c, const Vector3d& P, Vector3d& grad) const {
+    vec3 gr;
+    if (on_bolt(c)) {
+      const double depth = g.nut_penetration({P.x(), P.y(), P.z()}, &gr);
+      grad = {gr[0], gr[1], gr[2]};
+      return depth;
+    }
+    const Vector3d Pb = R.transpose() * (P - x);
+    const double depth = g.bolt_penetration({Pb.x(), Pb.y(), Pb.z()}, &gr);
+    grad = R * Vector3d(gr[0], gr[1], gr[2]);
+    return depth;
+  }
   double penetration(const probe_curve& c, double s) const { return penetration_at(c, point(c, s)); }
   // The surface of the other part nearest to the curve's point at s (thread_geometry ids).
   int nearest_surface(const probe_curve& c, double s) const {
@@ -342,23 +359,21 @@ struct detector {
   bool add_contact(const probe_curve& c, double s, double spin, double weight, int patch,
                    std::vector<contact_point>& out) const {
     const Vector3d P = point(c, s);
-    const double depth = penetration_at(c, P);
+    Vector3d grad;  // exact: the force field of V = Phi(depth)
+    const double depth = penetration_at(c, P, grad);
     if (!(depth > 0)) return false;
-    // gradient by central differences: exact force field of V = Phi(depth) to O(h^2)
-    const double h = 1e-6 * g.params().pitch;
-    Vector3d grad;
-    for (int k = 0; k < 3; ++k) {
-      Vector3d a = P, b = P;
-      a[k] += h;
-      b[k] -= h;
-      grad[k] = (penetration_at(c, a) - penetration_at(c, b)) / (2 * h);
-    }
     contact_point cp;
     cp.point = P;
     cp.depth = depth;
     const double gn = grad.norm();
     cp.normal = on_bolt(c) ? Vector3d(-grad / gn) : Vector3d(grad / gn);
     cp.depth_gradient_norm = gn;
+    cp.weight = weight;
+    cp.patch = patch;
+    if (!classify) {
+      out.push_back(cp);
+      return true;
+    }
     const Vector3d Pb = R.transpose() * (P - x);
     const auto& t = g.params();
     if (on_bolt(c))
@@ -371,8 +386,6 @@ struct detector {
     const double thb = std::atan2(Pb.y(), Pb.x());
     const double turn = spin + wrap_pi(th - thb - spin);
     cp.helical_offset = (P.z() - Pb.z()) - t.pitch * turn / two_pi;
-    cp.weight = weight;
-    cp.patch = patch;
     out.push_back(cp);
     return true;
   }
@@ -774,7 +787,12 @@ class insertion_system {
     out.force += out.grasp_force;
     out.torque_cm += out.grasp_torque + (x - s.x_cm).cross(out.grasp_force);
     // contacts
-    std::vector<contact_point> cps = contacts ? *contacts : contacts_at(s);
+    std::vector<contact_point> found;
+    if (!contacts) {
+      found = contacts_at(s, keep_points);
+      contacts = &found;
+    }
+    const std::vector<contact_point>& cps = *contacts;
     patch_force_.assign(cps.empty() ? 0 : cps.back().patch + 1, 0.0);
     out.contacts = static_cast<int>(patch_force_.size());
     const contact::regularized_coulomb_params fr{p_.mu, p_.v_t};
@@ -800,17 +818,18 @@ class insertion_system {
       if (energy) out.contact_energy += c.weight * law_energy(c.depth);
     }
     for (double f : patch_force_) out.max_normal = std::max(out.max_normal, f);
-    if (keep_points) out.points = std::move(cps);
+    if (keep_points) out.points = contacts == &found ? std::move(found) : cps;
     return out;
   }
 
-  std::vector<contact_point> contacts_at(const bolt_state& s) const {
+  // The contacts at the state; `classify` for the cross-threading test.
+  std::vector<contact_point> contacts_at(const bolt_state& s, bool classify) const {
     const Matrix3d R = s.q.toRotationMatrix();
     // the bolt's turn about z, theta_z0 + spin: the reference that unwraps each contact's turn
     // (helical_offset). With `spin` alone, a start whose theta_z0 is near pi put contacts on either
     // side of the bolt on different branches, a pitch apart: cross-threaded from the first touch.
-    return detector{g_, grid_, Vector3d(s.x_cm - R * r_cm_), R}.find(theta_z0_ + s.spin,
-                                                                     contact_length_);
+    return detector{g_, grid_, Vector3d(s.x_cm - R * r_cm_), R, classify}.find(theta_z0_ + s.spin,
+                                                                               contact_length_);
   }
 
   // Phi(delta) = integral of F(d, 0) over [0, delta], 8-point Gauss-Legendre.
@@ -929,7 +948,9 @@ int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* data, N_
     CVodeGetCurrentStep(d->mem, &h);
     const double fnorm = N_VWrmsNorm(fy, ewt_v);
     const double min_inc = fnorm != 0 ? 1000 * std::abs(h) * uround * n_state * fnorm : 1.0;
-    const auto contacts = d->sys->contacts_at(unpack(yv));
+    // velocity columns reuse the contacts of the unshifted pose; pose columns search anew (reusing
+    // the quadrature nodes there took 8 % more steps: the node set is not the pose's)
+    const auto contacts = d->sys->contacts_at(unpack(yv), false);
     for (int j = 0; j < n_state; ++j) {
       std::copy(yv, yv + n_state, ys);
       const double inc = std::max(srur * std::abs(yv[j]), min_inc / ewt[j]);
@@ -992,8 +1013,8 @@ class insertion_run {
   insertion_run(const insertion_run&) = delete;
   insertion_run& operator=(const insertion_run&) = delete;
 
-  // Steps CVODE to t_end, or until the start is decided (with stop_when_decided), fails or
-  // takes more than max_steps steps.
+  // Steps CVODE to t_end, or until the start is decided (with stop_when_decided: engaged or
+  // tipped; or stalled for stall_abort_turns), fails or takes more than max_steps steps.
   void integrate() {
     if (n_hist_ > 0) {
       record(0.0, N_VGetArrayPointer(h_.y));
@@ -1185,7 +1206,7 @@ class insertion_run {
   }
 
   // The maxima and the engagement at the accepted step; true when the start is decided (with
-  // stop_when_decided: tipped or engaged).
+  // stop_when_decided: tipped or engaged) or the drive gives up on a stall.
   bool watch_step() {
     const bolt_state s = unpack(N_VGetArrayPointer(h_.y));
     const evaluation_terms e = sys_.terms(t_, s, true, false);
@@ -1202,7 +1223,17 @@ class insertion_run {
                              (plain_ || std::abs(phase_of(s)) < 0.5 * pi) &&
                              !cross_threaded(e.points, depth);
     if (engaged_now && std::isnan(res_.time_to_engage)) res_.time_to_engage = t_;
-    return params_.stop_when_decided && (tilt > params_.tip_angle || engaged_now);
+    // A drive that gives up once a stall has lasted stall_abort_turns (the stall began about a
+    // window before it was first seen): the start ends jammed (judge()). Some starts stall for a
+    // turn or more and then go on (the axial grasp force grows with the feed until it pushes the
+    // bolt past the wedged flanks), so this is a choice of the process, not a shortcut.
+    const bool stalled_now = t_ >= stall_window_ && e.max_normal > 0 &&
+                             advance_ratio(tip_of(s).z()) < stall_ratio;
+    if (!stalled_now) stalled_since_ = std::numeric_limits<double>::quiet_NaN();
+    else if (std::isnan(stalled_since_)) stalled_since_ = t_;
+    const bool aborted =
+        stalled_now && t_ - stalled_since_ + stall_window_ >= params_.stall_abort_turns * p_ / params_.feed;
+    return aborted || (params_.stop_when_decided && (tilt > params_.tip_angle || engaged_now));
   }
 
   const insertion_params& params_;
@@ -1227,6 +1258,7 @@ class insertion_run {
   const double stall_window_ =
       params_.feed > 0 ? stall_turns * p_ / params_.feed : std::numeric_limits<double>::infinity();
   std::deque<std::pair<double, double>> trail_;  // (t, tip z) at accepted steps in the window
+  double stalled_since_ = std::numeric_limits<double>::quiet_NaN();  // start of the current stall
   const int n_hist_ = params_.history_points;
   int next_sample_ = 0;
   double t_ = 0;

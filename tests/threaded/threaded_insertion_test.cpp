@@ -390,6 +390,36 @@ TEST_CASE("threaded insertion: a start jammed in twist slips the drive instead o
   CHECK(r.energy_dissipated <= 1.1 * limit * r.drive_slip + 0.05);
 }
 
+TEST_CASE("threaded insertion: a drive that gives up after a stall of stall_abort_turns ends the start there, jammed") {
+  // the crest-on-crest start above: stalled from about 1 s of its 2 s run
+  insertion_params p;
+  p.mu = 0.136;
+  p.lateral_offset = 0.577e-3;
+  p.offset_azimuth = 6.04;
+  p.tilt = 0.00602;
+  p.tilt_azimuth = 2.52;
+  p.phase = -2.93;
+  p.z0 = 0.5 * p.thread.pitch;
+  p.engage_depth = 1.5 * p.thread.pitch;
+  p.grasp.z_c = -2 * p.thread.pitch;
+  p.max_steps = 60000;
+  const auto full = simulate_insertion(p);
+  p.stall_abort_turns = 1;
+  const auto aborted = simulate_insertion(p);
+  const double turn = p.thread.pitch / p.feed;  // [s]
+  INFO("full run " << full.final_time << " s, aborted at " << aborted.final_time << " s");
+  CHECK(full.outcome == insertion_outcome::jammed);
+  CHECK(aborted.outcome == insertion_outcome::jammed);
+  CHECK(full.final_time == Approx(4 * turn));
+  CHECK(aborted.final_time < full.final_time - 0.5 * turn);
+  CHECK(aborted.final_advance_ratio < 0.1);
+  // the stall had lasted a turn: it was seen over the half turn before the abort and half a turn
+  // earlier
+  CHECK(aborted.axial_advance == Approx(full.axial_advance).margin(0.01 * p.thread.pitch));
+  p.stall_abort_turns = 0.4;
+  CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("stall_abort_turns"));
+}
+
 TEST_CASE("threaded insertion: a drive torque limit the twist cannot reach before it wraps is an error") {
   insertion_params p;
   p.drive_torque_limit = 3.0;  // k_theta_z = 1 N*m/rad: 3 rad of wind-up

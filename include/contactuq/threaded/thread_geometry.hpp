@@ -73,11 +73,14 @@ struct thread_params {
   void validate() const;
 };
 
-// A surface value with its partial derivatives.
+// A surface value with its first and second partial derivatives.
 struct surface_point {
   double radius;  ///< r [m]
   double dr_dz;   ///< [-]
   double dr_dtheta;  ///< [m/rad]
+  double d2r_dz2 = 0;        ///< [1/m]
+  double d2r_dz_dtheta = 0;  ///< [1/rad]
+  double d2r_dtheta2 = 0;    ///< [m/rad^2]
 };
 
 class thread_geometry {
@@ -88,6 +91,7 @@ class thread_geometry {
   double height() const noexcept { return h_; }  ///< h [m]; 0 for a plain bore
   double profile(double t) const;                ///< f(t) [m]
   double profile_slope(double t) const;          ///< f'(t) [-]
+  double profile_curvature(double t) const;      ///< f''(t) [1/m] (0 on the flanks)
   double bolt_minor_radius() const noexcept { return rb_; }  ///< R_b [m]
   double bolt_major_radius() const noexcept { return rb_ + h_; }  ///< d/2 - e/2 [m]
   double nut_minor_radius() const noexcept { return 0.5 * p_.major_diameter - h_; }
@@ -119,14 +123,15 @@ class thread_geometry {
   // Penetration [m] of a point into the nut (global frame) or the bolt (body frame): positive
   // inside the material, the depth to the nearest of the threaded surface (radial depth times
   // the normal's radial component), the end faces; negative outside (then a separation measure,
-  // exact near the threaded surface). grad, when given, receives d(penetration)/dP; surface the
-  // nearest surface (0 threaded, 1 top face / bolt tip, 2 nut bottom / bolt end).
+  // exact near the threaded surface). grad, when given, receives d(penetration)/dP, exact
+  // (the normal's radial component varies with the point too); surface the nearest surface
+  // (0 threaded, 1 top face / bolt tip, 2 nut bottom / bolt end).
   double nut_penetration(const vec3& point, vec3* grad = nullptr, int* surface = nullptr) const;
   double bolt_penetration(const vec3& point_b, vec3* grad = nullptr, int* surface = nullptr) const;
 
  private:
   double ramp(double edge_depth) const;
-  void profile_and_slope(double t, double& f, double& slope) const;
+  void profile_and_slope(double t, double& f, double& slope, double* curvature = nullptr) const;
   thread_params p_;
   double h_;
   double t1_;       // end of the root arc

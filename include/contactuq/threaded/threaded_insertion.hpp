@@ -105,6 +105,10 @@ struct insertion_params {
   long max_steps = 50000;           ///< integrator steps [-], in [100, 1e8]; beyond: inconclusive
   int history_points = 0;           ///< time-history samples (0: none)
   bool stop_when_decided = true;    ///< stop once engaged or tipped
+  // Turns of drive a stall (the tip advancing less than 0.1 of the feed over half a turn, with
+  // contacts) may last before the drive gives up: the start ends there, jammed [-], >= 0.5;
+  // infinity: never (the run goes on for `turns`).
+  double stall_abort_turns = std::numeric_limits<double>::infinity();
 
   void validate() const;  ///< throws parameter_error naming the field
 };
@@ -161,8 +165,8 @@ struct contact_point {
   double depth_gradient_norm;  ///< |d depth / d point| [-], about 1
   double weight = 1;       ///< share of the law's force this point carries [-]
   int patch = 0;           ///< index of the penetrated stretch (contact patch) it belongs to
-  bool thread;             ///< on a thread surface (not an end face)
-  double helical_offset;   ///< nut minus bolt helical coordinate at the point [m]
+  bool thread = false;     ///< on a thread surface (not an end face)
+  double helical_offset = 0;  ///< nut minus bolt helical coordinate at the point [m]
 };
 // The points are the quadrature nodes of the distributed contacts, `weight` their share.
 std::vector<contact_point> find_contacts(
