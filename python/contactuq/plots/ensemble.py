@@ -98,8 +98,12 @@ def curve_figure(e, name, outdir, fmt):
     for k, (label, values) in enumerate(groups):
         if not values.shape[0] or not np.isfinite(values).any():
             continue  # e.g. a contact force under a restitution map, which has none
-        lo, med, hi = np.nanpercentile(values * fy, [5, 50, 95], axis=0)
         colour, ls = series_style(k) if cases else (COLOURS["primary"], "-")
+        if values.shape[0] == 1:  # one start per case (time histories): its curve, no band
+            ax.plot(x, values[0] * fy, color=colour, ls=ls, linewidth=1.5, label=label or "sample")
+            drawn += 1
+            continue
+        lo, med, hi = np.nanpercentile(values * fy, [5, 50, 95], axis=0)
         ax.fill_between(x, lo, hi, color=colour if cases else COLOURS["band"], alpha=0.2 if cases else 0.35,
                         linewidth=0, label=f"{label}: 5-95 % band" if cases else "5-95 % band")
         ax.plot(x, med, color=colour, ls=ls, linewidth=1.5, label=f"{label}: median" if cases else "median")
@@ -109,6 +113,8 @@ def curve_figure(e, name, outdir, fmt):
     ax.set_xlabel(axis_label(info["abscissa_name"], info["abscissa_unit"]))
     ax.set_ylabel(axis_label(name, info["ordinate_unit"]))
     what = f"per model ({len(cases)} epistemic cases)" if cases else "median and 5-95 % band"
+    if drawn == len(groups) and all(v.shape[0] == 1 for _, v in groups):
+        what = "one sample per case" if cases else "one sample"
     ax.set_title(f"{name}: {what} over {drawn} samples\n{_title(e)}", fontsize=9)
     return save(fig, outdir, f"{name}_band", fmt)
 
