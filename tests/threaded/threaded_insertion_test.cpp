@@ -41,6 +41,22 @@ Matrix3d gripper_attitude() {
   return Eigen::AngleAxisd(0.7, Vector3d(0.2, -0.4, 1).normalized()).toRotationMatrix();
 }
 
+// A sample of studies/threaded_insertion_success.toml that starts crest on crest and jams.
+insertion_params crest_on_crest_jam() {
+  insertion_params p;
+  p.mu = 0.136;
+  p.lateral_offset = 0.577e-3;
+  p.offset_azimuth = 6.04;
+  p.tilt = 0.00602;
+  p.tilt_azimuth = 2.52;
+  p.phase = -2.93;
+  p.z0 = 0.5 * p.thread.pitch;
+  p.engage_depth = 1.5 * p.thread.pitch;
+  p.grasp.z_c = -2 * p.thread.pitch;
+  p.max_steps = 60000;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("RCC grasp: stiffness at equilibrium is the congruence transform of diag(k) from r_c (eqs. 5.2-5.4)") {
@@ -360,19 +376,8 @@ TEST_CASE("threaded insertion: bad inputs are errors naming the input") {
 
 
 TEST_CASE("threaded insertion: a start jammed in twist slips the drive instead of winding past a half turn") {
-  // a sample of studies/threaded_insertion_success.toml that starts crest on crest and jams: with
-  // no clutch its twist wrapped at pi after winding up to 1.8 N*m and released 1.8 J at once
-  insertion_params p;
-  p.mu = 0.136;
-  p.lateral_offset = 0.577e-3;
-  p.offset_azimuth = 6.04;
-  p.tilt = 0.00602;
-  p.tilt_azimuth = 2.52;
-  p.phase = -2.93;
-  p.z0 = 0.5 * p.thread.pitch;
-  p.engage_depth = 1.5 * p.thread.pitch;
-  p.grasp.z_c = -2 * p.thread.pitch;
-  p.max_steps = 60000;
+  // with no clutch its twist wrapped at pi after winding up to 1.8 N*m and released 1.8 J at once
+  insertion_params p = crest_on_crest_jam();
   const double limit = GENERATE(0.05, 0.2);
   p.drive_torque_limit = limit;
   const auto r = simulate_insertion(p);
@@ -391,18 +396,8 @@ TEST_CASE("threaded insertion: a start jammed in twist slips the drive instead o
 }
 
 TEST_CASE("threaded insertion: a drive that gives up after a stall of stall_abort_turns ends the start there, jammed") {
-  // the crest-on-crest start above: stalled from about 1 s of its 2 s run
-  insertion_params p;
-  p.mu = 0.136;
-  p.lateral_offset = 0.577e-3;
-  p.offset_azimuth = 6.04;
-  p.tilt = 0.00602;
-  p.tilt_azimuth = 2.52;
-  p.phase = -2.93;
-  p.z0 = 0.5 * p.thread.pitch;
-  p.engage_depth = 1.5 * p.thread.pitch;
-  p.grasp.z_c = -2 * p.thread.pitch;
-  p.max_steps = 60000;
+  // stalled from about 1 s of its 2 s run
+  insertion_params p = crest_on_crest_jam();
   const auto full = simulate_insertion(p);
   p.stall_abort_turns = 1;
   const auto aborted = simulate_insertion(p);
