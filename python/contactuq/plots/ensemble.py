@@ -1,7 +1,8 @@
 """Figures of an ensemble (`contactuq run`): per scalar output a histogram and an empirical CDF,
-per curve output the median over the samples with the 5-95 % band. A nested study gets per
-output the CDF of every epistemic case with their envelope (horsetail and p-box) and, with a
-pick-freeze design, bars of the Sobol indices per case. A single-case study also gets the
+per curve output the median over the samples with the 5-95 % band, per integer-coded output
+(3 to 8 codes, e.g. outcome) the fraction of samples at each code. A nested study gets per
+output the CDF of every epistemic case with their envelope (horsetail and p-box), P(1) of a 0/1
+output per case and, with a pick-freeze design, bars of the Sobol indices per case. A single-case study also gets the
 specification limits ([output.limits]) with P(violation) on its histograms and CDFs, 0/1 outputs
 as a proportion with its interval and a map of P(1) over two inputs, and the input rankings (Spearman, PRCC, SRC) of every output,
 all from `contactuq summarize --json --si`."""
@@ -14,7 +15,15 @@ from .style import plt  # pyplot with the non-interactive backend that style sel
 
 
 def _title(e):
-    return e.metadata.get("study_path", "")
+    """The study's path, relative to the current folder when the study lies under it."""
+    import os
+
+    path = e.metadata.get("study_path", "")
+    if os.path.isabs(path):
+        relative = os.path.relpath(path)
+        if not relative.startswith(".."):
+            return relative
+    return path
 
 
 def _limit_lines(ax, limit, factor):
@@ -140,9 +149,17 @@ def plot(path, outdir, fmt, args):
                     written.append(chart)
             else:
                 written += scalar_figures(e, name, outdir, fmt, analysis.get(name, {}).get("limit"))
+                chart = fractions_figure(e, name, outdir, fmt)
+                if chart:
+                    written.append(chart)
             continue
         by_case = {c["case"]: c for c in analysis.get(name, {}).get("by_case", [])}
         written.append(horsetail_figure(e, name, outdir, fmt, summary, by_case))
+        if by_case and all("probability_of_1" in c for c in by_case.values()):
+            written.append(proportion_by_case_figure(e, name, by_case, outdir, fmt))
+        chart = fractions_figure(e, name, outdir, fmt)
+        if chart:
+            written.append(chart)
         ranked = {k: c for k, c in by_case.items() if "ranking" in c and "probability_of_1" not in c}
         if len(ranked) == len(by_case) > 1 and any(
                 np.isfinite(_number(v["value"])) for c in ranked.values() for v in c["ranking"]["prcc"]):
@@ -189,6 +206,71 @@ def proportion_figure(e, name, outdir, fmt, analysis):
     legend_outside(ax, fontsize=8)
     ax.set_title(f"{name}: {p['events']} of {p['trials']} samples are 1\n{_title(e)}", fontsize=9)
     return save(fig, outdir, f"{name}_proportion", fmt)
+
+
+def proportion_by_case_figure(e, name, by_case, outdir, fmt):
+    """A 0/1 output of a nested study: P(1) of every case with its 95 % Wilson interval, one bar per
+    case on the same parts, so the cases compare side by side."""
+    labels = list(by_case)
+    p = [by_case[c]["probability_of_1"] for c in labels]
+    value = np.array([_number(q["value"]) for q in p])
+    lo = np.array([_number(q["ci"][0]) for q in p])
+    hi = np.array([_number(q["ci"][1]) for q in p])
+    y = np.arange(len(labels))[::-1]
+    fig, ax = new_figure(6.4, 0.9 + 0.32 * len(labels))
+    ax.barh(y, value, color=COLOURS["primary"], height=0.6)
+    ax.errorbar(value, y, xerr=[np.maximum(0.0, value - lo), np.maximum(0.0, hi - value)], fmt="none",
+                color="k", capsize=4)
+    for yi, q in zip(y, p):
+        ax.text(1.01, yi, f"{q['events']}/{q['trials']}", va="center", fontsize=7, transform=ax.get_yaxis_transform())
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(f"P({name} = 1) [-]")
+    ax.set_title(f"{name}: P(1) per case, 95 % Wilson intervals\n{_title(e)}", fontsize=9)
+    return save(fig, outdir, f"{name}_proportion_by_case", fmt)
+
+
+def _codes(values):
+    """The distinct values of an integer-coded output (outcome codes) with 3 to 8 of them; else None."""
+    v = values[np.isfinite(values)]
+    if not v.size or np.any(v != np.round(v)) or v.min() < 0:
+        return None
+    codes = np.unique(v)
+    return codes if 3 <= codes.size <= 8 else None
+
+
+def fractions_figure(e, name, outdir, fmt):
+    """An integer-coded output (e.g. outcome codes): the fraction of samples at each value, stacked,
+    one bar per epistemic case (one bar for a single-case study). None if the output is not coded."""
+    values = e.output(name)
+    codes = _codes(values)
+    if codes is None:
+        return None
+    cases = e.metadata.get("epistemic_cases") or []
+    per_case = int(e.metadata.get("aleatoric_samples", e.rows)) if cases else e.rows
+    d = int(e.metadata.get("pick_freeze_inputs", 0))
+    labels, shares = [], []
+    for c, label in enumerate(cases or ["all samples"]):
+        rows = np.arange(c * per_case, min((c + 1) * per_case, e.rows))
+        if d:
+            rows = rows[:: d + 2]
+        v = values[rows]
+        v = v[np.isfinite(v)]
+        labels.append(f"{label} ({v.size})")
+        shares.append([np.mean(v == k) if v.size else 0.0 for k in codes])
+    shares = np.array(shares)
+    y = np.arange(len(labels))[::-1]
+    fig, ax = new_figure(6.4, 1.2 + 0.32 * len(labels))
+    left = np.zeros(len(labels))
+    for j, k in enumerate(codes):
+        ax.barh(y, shares[:, j], left=left, height=0.6, color=series_colour(j), label=f"{name} = {k:g}")
+        left += shares[:, j]
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("fraction of samples [-]")
+    legend_outside(ax, fontsize=8)
+    ax.set_title(f"{name}: fraction of samples at each value\n{_title(e)}", fontsize=9)
+    return save(fig, outdir, f"{name}_fractions", fmt)
 
 
 def _ranks(v):
