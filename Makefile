@@ -49,6 +49,7 @@ bench: build
 	bash bench/run_ensemble_peer.sh
 	bash bench/run_qmc.sh
 	bash bench/run_scaling.sh
+	bash bench/run_threaded.sh
 
 clean:
 	rm -rf build out

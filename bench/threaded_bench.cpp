@@ -3,6 +3,8 @@
 // turn per probe curve (default 32), CVODE BDF at rtol 1e-4.
 //   nominal:    in phase, coaxial (no contact: the cost of the free start)
 //   misaligned: 0.3 mm lateral offset, 1 deg tilt, 60 deg phase error (contacts all the way)
+//   misaligned_thesis_sampling: the same at the thesis's 400 points per turn (the reference)
+// bench/run_threaded.sh turns them into RATIO lines.
 // Counters: integrator steps, right-hand side evaluations, outcome code.
 
 #include <benchmark/benchmark.h>
@@ -30,11 +32,21 @@ void run(benchmark::State& state, const insertion_params& p) {
 
 void nominal(benchmark::State& state) { run(state, insertion_params{}); }
 
-void misaligned(benchmark::State& state) {
+insertion_params misaligned_start() {
   insertion_params p;
   p.lateral_offset = 0.3e-3;
   p.tilt = 1 * deg;
   p.phase = 60 * deg;
+  return p;
+}
+
+void misaligned(benchmark::State& state) { run(state, misaligned_start()); }
+
+// The reference: the same start with the probe curves sampled at the thesis's 400 points per turn
+// (Nicolson §3.4.2) instead of 32.
+void misaligned_thesis_sampling(benchmark::State& state) {
+  insertion_params p = misaligned_start();
+  p.points_per_turn = 400;
   run(state, p);
 }
 
@@ -42,4 +54,5 @@ void misaligned(benchmark::State& state) {
 
 BENCHMARK(nominal)->Unit(benchmark::kMillisecond);
 BENCHMARK(misaligned)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(misaligned_thesis_sampling)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_MAIN();
