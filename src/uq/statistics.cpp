@@ -146,7 +146,9 @@ summary summarize(std::span<const double> values, const summary_options& options
             ss += static_cast<double>(counts[k]) * y * y;
           }
           double* row = &replicates[b * m];
-          row[0] = out.mean + shift;
+          // a resample's mean lies within the data's range; the centred sums can round a last
+          // bit past it (a 0/1 sample's interval started at -3.5e-18)
+          row[0] = std::clamp(out.mean + shift, out.min, out.max);
           row[1] = n >= 2 ? std::sqrt(ss / static_cast<double>(n - 1)) : nan;
           // Running counts, then definition-7 quantiles from order statistics of the resample.
           for (std::size_t k = 1; k < n; ++k) counts[k] += counts[k - 1];

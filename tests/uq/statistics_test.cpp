@@ -191,6 +191,21 @@ TEST_CASE("bootstrap intervals cover the true value at about their confidence",
   CHECK(mean_width == Approx(2 * 1.959964 * 2.0 / std::sqrt(100.0)).epsilon(0.08));
 }
 
+TEST_CASE("the bootstrap interval of a mean stays within the data's range", "[uq][statistics]") {
+  // A 0/1 output with few ones: resamples with no one have mean exactly 0, which the centred sums
+  // rounded to -3.5e-18.
+  std::vector<double> values(200);
+  for (std::size_t rare : {std::size_t{1}, std::size_t{3}}) {
+    std::fill(values.begin(), values.end(), 0.0);
+    for (std::size_t i = 0; i < rare; ++i) values[i * 53] = 1.0;
+    const summary s = summarize(values, {.bootstrap_resamples = 2000});
+    INFO(rare << " ones: [" << s.mean_ci.low << ", " << s.mean_ci.high << "]");
+    CHECK(s.mean_ci.low >= 0.0);
+    CHECK(s.mean_ci.high <= 1.0);
+    CHECK(s.mean_ci.low <= s.mean);
+  }
+}
+
 TEST_CASE("bootstrap intervals do not depend on the thread count", "[uq][statistics]") {
   const auto values = normal_sample(3000, 0.0, 1.0, 5);
   const summary_options options{.bootstrap_resamples = 500, .seed = 12};
