@@ -30,6 +30,15 @@ bool better(const robust_value& a, const robust_value& b, double s, double toler
   return s * a.objectives[0] < s * b.objectives[0];
 }
 
+// +1 for a minimised objective, -1 for a maximised one: sign * (value - own) is a regret.
+double objective_sign(const robust_problem& p) { return p.objectives()[0].maximize ? -1.0 : 1.0; }
+
+// How much worse `value` is than the model's own optimum `own` (either sense); written without a
+// sign flip so that an equal value is a regret of 0, not -0.
+double regret_of(const robust_problem& p, double value, double own) {
+  return p.objectives()[0].maximize ? own - value : value - own;
+}
+
 // Each model's search stops somewhere; another model's optimum may still be better under it
 // (a negative regret). Every optimum is therefore evaluated under every model (phase cross);
 // where another's is better, a local search under that model starts from it (phase local).
@@ -43,9 +52,7 @@ void seed_and_polish(const std::vector<std::pair<std::string, robust_problem>>& 
   const std::size_t m = problems.size();
   if (m < 2) return;
   const double tol = options.constraint_tolerance;
-  const auto sign = [&](std::size_t j) {
-    return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0;
-  };
+  const auto sign = [&](std::size_t j) { return objective_sign(problems[j].second); };
   std::vector<std::vector<double>> candidates;
   for (const auto& o : optima) candidates.push_back(o.x);
   // values[j][c]: candidate c under model j.
@@ -125,9 +132,7 @@ void adopt_robust_design(const std::vector<std::pair<std::string, robust_problem
                          const std::vector<robust_value>& robust_values, epistemic_result& result) {
   const std::size_t m = problems.size();
   const double tol = options.constraint_tolerance;
-  const auto sign = [&](std::size_t j) {
-    return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0;
-  };
+  const auto sign = [&](std::size_t j) { return objective_sign(problems[j].second); };
   bool changed = false;
   for (std::size_t j = 0; j < m; ++j) {
     optimization_result& o = result.optima[j];
@@ -158,10 +163,10 @@ void adopt_robust_design(const std::vector<std::pair<std::string, robust_problem
     for (std::size_t i = 0; i < m; ++i) {
       const auto ii = static_cast<Eigen::Index>(i), jj = static_cast<Eigen::Index>(j);
       result.cross(ii, jj) = values[i].objectives[0];
-      result.regret(ii, jj) = sign(j) * (values[i].objectives[0] - own);
+      result.regret(ii, jj) = regret_of(problems[j].second, values[i].objectives[0], own);
       result.cross_feasible(ii, jj) = values[i].violation <= tol ? 1 : 0;
     }
-    result.robust_regret[j] = sign(j) * (result.robust_objective[j] - own);
+    result.robust_regret[j] = regret_of(problems[j].second, result.robust_objective[j], own);
   }
   result.robust.value.objectives[0] = aggregate(result.robust_regret, options.over_models);
 }
@@ -191,9 +196,6 @@ epistemic_result optimize_over_models(
     result.optima.push_back(optimize(problems[i].second, start, options, log, i));
   }
   if (first.objectives().size() != 1) return result;
-  const auto sign = [&](std::size_t j) {
-    return problems[j].second.objectives()[0].maximize ? -1.0 : 1.0;
-  };
   seed_and_polish(problems, options, log, result.optima);
 
   // Regret matrix: every optimum under every model. The candidates were all evaluated under
@@ -211,7 +213,7 @@ epistemic_result optimize_over_models(
     for (std::size_t i = 0; i < m; ++i) {
       const auto ii = static_cast<Eigen::Index>(i), jj = static_cast<Eigen::Index>(j);
       result.cross(ii, jj) = values[i].objectives[0];
-      result.regret(ii, jj) = sign(j) * (values[i].objectives[0] - own);
+      result.regret(ii, jj) = regret_of(problems[j].second, values[i].objectives[0], own);
       result.cross_feasible(ii, jj) = values[i].violation <= options.constraint_tolerance ? 1 : 0;
     }
   }
@@ -269,7 +271,8 @@ epistemic_result optimize_over_models(
       std::vector<double> regrets;
       for (std::size_t j = 0; j < m; ++j) {
         const auto& v = values[p][j];
-        regrets.push_back(sign(j) * (v.objectives[0] - result.optima[j].value.objectives[0]));
+        regrets.push_back(
+            regret_of(problems[j].second, v.objectives[0], result.optima[j].value.objectives[0]));
         for (std::size_t k = 0; k < v.constraints.size(); ++k)
           point.constraints.push_back(
               problems[j].second.constraints()[k].normalised(v.constraints[k]));
@@ -304,8 +307,8 @@ epistemic_result optimize_over_models(
                                v.constraints.end());
     r.value.failed += v.failed;
     result.robust_objective.push_back(v.objectives[0]);
-    result.robust_regret.push_back(sign(j) *
-                                   (v.objectives[0] - result.optima[j].value.objectives[0]));
+    result.robust_regret.push_back(
+        regret_of(problems[j].second, v.objectives[0], result.optima[j].value.objectives[0]));
   }
   adopt_robust_design(problems, options, log, per_point[best], result);
   return result;

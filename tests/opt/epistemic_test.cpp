@@ -2,6 +2,7 @@
 #include "contactuq/opt/epistemic.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "analytic_models.hpp"
 #include "contactuq/model/registry.hpp"
@@ -13,7 +14,8 @@ using Catch::Matchers::Contains;
 namespace {
 
 // x in [-2, 6] from 0, xi ~ U(-0.5, 0.5), minimise mean(y); y = (x - c)^2 + xi.
-opt::optimization_study parabola_study(const std::string& algorithm) {
+opt::optimization_study parabola_study(const std::string& algorithm,
+                                       const std::string& sense = "minimize") {
   opt_test::register_models();
   return opt::read_optimization_study(io::study_document::parse(R"([model]
 type = "test_shifted_parabola"
@@ -38,6 +40,7 @@ generations = 30
 [[optimization.objective]]
 output = "y"
 statistic = "mean"
+sense = ")" + sense + R"("
 )",
                                                                   "parabola.toml"));
 }
@@ -87,6 +90,21 @@ TEST_CASE("the regret matrix has a zero diagonal and the squared distances of th
   for (const auto& o : r.optima) {
     CHECK(o.last_improvement >= 1);
     CHECK(o.last_improvement <= o.evaluations);
+  }
+}
+
+TEST_CASE("a maximised objective's regret on the diagonal is 0, not -0") {
+  // maximising (x - c)^2 on [-2, 6]: the optima are the ends; an optimum under its own model has
+  // a regret of exactly 0, which a sign flip of (value - own) printed as -0
+  const auto s = parabola_study("de", "maximize");
+  opt::history log;
+  const auto r = opt::optimize_over_models(three_models(), s.base, s.objectives, s.constraints,
+                                           s.optimizer, log);
+  REQUIRE(r.regret.rows() == 3);
+  for (Eigen::Index i = 0; i < 3; ++i) {
+    CHECK(r.regret(i, i) == 0.0);
+    CHECK_FALSE(std::signbit(r.regret(i, i)));
+    for (Eigen::Index j = 0; j < 3; ++j) CHECK(r.regret(i, j) >= 0.0);
   }
 }
 
