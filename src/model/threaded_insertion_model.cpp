@@ -45,7 +45,7 @@ const std::vector<input_field>& input_fields() {
       {"k_z", u::stiffness, [](insertion_params& p) -> double& { return p.grasp.k_z; }, non_negative},
       {"k_theta_t", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_t; }, non_negative},
       {"k_theta_z", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_z; }, non_negative},
-      {"k_z_theta_z", u::force / u::angle, [](insertion_params& p) -> double& { return p.grasp.k_z_theta_z; }},
+      {"k_z_theta_z", u::coupling_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_z_theta_z; }},
       {"z_c", u::length, [](insertion_params& p) -> double& { return p.grasp.z_c; }},
       {"damping_ratio", u::dimensionless, [](insertion_params& p) -> double& { return p.grasp.damping_ratio; }, non_negative},
       {"feed", u::velocity, [](insertion_params& p) -> double& { return p.feed; }, non_negative},

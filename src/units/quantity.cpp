@@ -72,6 +72,7 @@ constexpr std::array named_dimensions = {
     named_dimension{stiffness, "a stiffness", "N/m", "10 N/mm"},
     named_dimension{damping, "a damping coefficient", "N*s/m", "280 N*s/m"},
     named_dimension{torsional_stiffness, "a torsional stiffness", "N*m/rad", "0.004 lbf*in/deg"},
+    named_dimension{coupling_stiffness, "a force per angle", "N/rad", "1 N/rad"},
     named_dimension{pressure, "a pressure or modulus", "Pa", "210 GPa"},
     named_dimension{energy, "an energy", "J", "1 mJ"},
     named_dimension{density, "a density", "kg/m^3", "7850 kg/m^3"},

@@ -79,6 +79,7 @@ TEST_CASE("every SI unit the library writes parses back to its dimension", "[uni
           CHECK(u.to_si == 1.0);
         }
   CHECK(parse_unit("m*kg/(s^2*rad)").dim == force / angle);
+  CHECK(si_unit(force / angle) == "N/rad");  // named, not m*kg/(s^2*rad)
   CHECK(parse_unit("N/(m*s)").to_si == 1.0);
   CHECK_THROWS_WITH(parse_unit("N/(m*(s))"), Contains("nested parentheses"));
   CHECK_THROWS_WITH(parse_unit("N/(m*s"), Contains("unbalanced"));

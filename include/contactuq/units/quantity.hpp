@@ -35,6 +35,7 @@ inline constexpr dimension force = mass * length / (duration * duration);
 inline constexpr dimension stiffness = force / length;
 inline constexpr dimension damping = force / velocity;
 inline constexpr dimension torsional_stiffness = force * length / angle;
+inline constexpr dimension coupling_stiffness = force / angle;  // e.g. an axial-twist coupling
 inline constexpr dimension pressure = force / (length * length);
 inline constexpr dimension energy = force * length;
 inline constexpr dimension density = mass / (length * length * length);
