@@ -1083,6 +1083,11 @@ class insertion_run {
           res_.final_advance_ratio, stall_window_);
     }
     res_.success = res_.outcome == insertion_outcome::engaged;
+    // An engaged start that stopped early would have gone on with the gripper: its margin counts
+    // the feed's travel left in the run, so the margin grows the earlier a start engages and is
+    // continuous across success (a start engaging just at t_end has a margin just above 0, one
+    // just short of it just below 0).
+    if (res_.success && params_.stop_when_decided) res_.engagement_margin += params_.feed * (t_end_ - t_);
     if (res_.success && std::isnan(res_.time_to_engage)) res_.time_to_engage = t_;
     if (!res_.success) res_.time_to_engage = std::numeric_limits<double>::quiet_NaN();
     return std::move(res_);

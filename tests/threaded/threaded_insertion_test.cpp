@@ -358,8 +358,15 @@ TEST_CASE("threaded insertion: an in-phase coaxial bolt threads without touching
   CHECK(r.success);
   CHECK(r.max_contact_force == 0.0);
   CHECK(r.max_contacts == 0);
-  CHECK(r.engagement_margin >= -1e-9);
   CHECK(r.time_to_engage > 0);
+  // stopped once engaged: the margin is the depth beyond engage_depth plus the feed's travel left,
+  // the depth the bolt would reach turning with the gripper to the end (a run not stopped: 1e-9)
+  const double run = p.turns * p.thread.pitch / p.feed;
+  CHECK(r.engagement_margin >= p.feed * (run - r.time_to_engage) - 1e-9);
+  p.stop_when_decided = false;
+  const auto whole = simulate_insertion(p);
+  CHECK(whole.success);
+  CHECK(r.engagement_margin == Approx(whole.engagement_margin).margin(1e-6 * p.thread.pitch));
 }
 
 TEST_CASE("threaded insertion: bad inputs are errors naming the input") {

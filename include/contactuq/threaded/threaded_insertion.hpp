@@ -132,7 +132,9 @@ struct insertion_result {
   insertion_outcome outcome = insertion_outcome::inconclusive;
   bool success = false;
   bool cross_threaded = false;
-  double engagement_margin = 0;  ///< final depth below the first full thread (plain bore: the top face) - engage_depth [m]
+  // Final depth below the first full thread (plain bore: the top face) - engage_depth [m]; an
+  // engaged start stopped early adds the feed's travel left in the run (continuous across success).
+  double engagement_margin = 0;
   double time_to_engage = std::numeric_limits<double>::quiet_NaN();  ///< [s]
   double axial_advance = 0;      ///< z0 - final tip z [m]
   // The tip's advance over the last half turn of drive (the whole run if shorter) as a fraction
