@@ -927,10 +927,19 @@ int rhs(sunrealtype t, N_Vector y, N_Vector yd, void* data) {
   return 0;
 }
 
-// Jacobian by forward differences, as CVODE's own, except that the columns of the states the
-// contacts do not depend on (velocities, dissipated energy, spin, slip) reuse the contact search
-// at y: 9 of the 16 columns cost a force evaluation instead of a search.
-constexpr int n_pose = 7;  // x_cm, q: the states the contact search depends on
+// Jacobian by forward differences, as CVODE's own, except that
+// - the columns of the states the contacts do not depend on (velocities, spin, slip) reuse the
+//   contact search at y: 8 of the 16 columns cost a force evaluation instead of a search;
+// - the dissipated energy's column is zero (no derivative depends on it);
+// - a pose column's increment is at least 1e-2 of its error scale 1/ewt (about 10 nm and
+//   1e-6 rad), not sqrt(eps) |y| (1e-10 m): the adaptive quadrature makes the contact force
+//   continuous only to its tolerance (1e-6 of the peak depth), and a difference over 1e-10 m
+//   sees that noise. Measured on 24 starts of the success study: 44 % fewer force evaluations,
+//   Newton convergence failures 21 275 -> 8 567, the same outcomes (increments of 1e-4, 1e-3,
+//   3e-2 and 1e-1 of the scale: 15, 40, 40 and 24 % fewer).
+constexpr int n_pose = 7;       // x_cm, q: the states the contact search depends on
+constexpr int i_dissipated = 13;  // the state no derivative depends on
+constexpr double pose_increment = 1e-2;  // of the error scale 1/ewt
 
 int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* data, N_Vector ewt_v,
              N_Vector y_shift, N_Vector f_shift) {
@@ -952,8 +961,14 @@ int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* data, N_
     // the quadrature nodes there took 8 % more steps: the node set is not the pose's)
     const auto contacts = d->sys->contacts_at(unpack(yv), false);
     for (int j = 0; j < n_state; ++j) {
+      double* col = SUNDenseMatrix_Column(J, j);
+      if (j == i_dissipated) {
+        std::fill(col, col + n_state, 0.0);
+        continue;
+      }
       std::copy(yv, yv + n_state, ys);
-      const double inc = std::max(srur * std::abs(yv[j]), min_inc / ewt[j]);
+      const double inc = std::max({srur * std::abs(yv[j]), min_inc / ewt[j],
+                                   j < n_pose ? pose_increment / ewt[j] : 0.0});
       ys[j] += inc;
       const double step = ys[j] - yv[j];
       if (j < n_pose) {
@@ -962,7 +977,6 @@ int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* data, N_
       } else {
         d->sys->derivative(t, ys, f1, &contacts);
       }
-      double* col = SUNDenseMatrix_Column(J, j);
       for (int i = 0; i < n_state; ++i) {
         col[i] = (f1[i] - f0[i]) / step;
         if (!std::isfinite(col[i])) return 1;  // recoverable: CVODE cuts the step
@@ -1118,7 +1132,10 @@ class insertion_run {
     for (int i = 3; i < 7; ++i) at[i] = 1e-7;
     for (int i = 7; i < 10; ++i) at[i] = 1e3 * rtol * speed;
     for (int i = 10; i < 13; ++i) at[i] = 1e3 * rtol * speed / p_;
-    at[13] = 1e-12;
+    // The dissipated energy is an output no derivative depends on: integrated on the steps the
+    // motion needs, never limiting them (it set a third of the steps at rtol; without it 14 %
+    // fewer force evaluations). The energy-balance test bounds its error.
+    at[i_dissipated] = 1.0;  // [J], above any energy of a start (mJ)
     at[14] = 1e-6;
     at[15] = 1e-6;
     h_.mem = CVodeCreate(CV_BDF, h_.ctx);
