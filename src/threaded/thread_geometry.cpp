@@ -13,6 +13,7 @@ namespace contactuq::threaded {
 namespace {
 
 constexpr double two_pi = 2 * std::numbers::pi;
+constexpr double inv_two_pi = 1 / two_pi;
 constexpr double inch = 0.0254;
 
 // ISO 261 coarse and fine pitches, ISO 965-1 6g fundamental deviation es = -(15 + 11 P) um
@@ -97,6 +98,8 @@ thread_geometry::thread_geometry(const thread_params& params) : p_(params) {
   c_ = p_.root_radius * (1 / std::sin(a) - 1);
   h_ = p_.plain_bore ? 0.0 : 0.5 * p_.pitch * cot_ - 2 * c_;
   rb_ = 0.5 * p_.major_diameter - 0.5 * p_.allowance - h_;
+  inv_pitch_ = 1 / p_.pitch;
+  ramp_per_length_ = p_.runup_angle > 0 ? two_pi / (p_.pitch * p_.runup_angle) : 0.0;
 }
 
 double thread_geometry::mesh_tolerance() const {
@@ -114,8 +117,9 @@ void thread_geometry::profile_and_slope(double t, double& f, double& slope,
   } else {
     const double p = p_.pitch;
     const double r = p_.root_radius;
-    double s = t - p * std::floor(t / p);  // in [0, p]
+    double s = t - p * std::floor(t * inv_pitch_);  // in [0, p]
     if (s >= p) s -= p;
+    if (s < 0) s += p;
     const double sign = s <= 0.5 * p ? 1.0 : -1.0;
     const double tau = std::min(s, p - s);  // even
     if (tau <= t1_) {
@@ -156,28 +160,27 @@ double thread_geometry::profile_curvature(double t) const {
 }
 
 double thread_geometry::ramp(double edge_depth) const {
-  const double psi = two_pi * edge_depth / p_.pitch;
-  if (p_.runup_angle == 0) return psi > 0 ? 1.0 : 0.0;
-  return std::clamp(psi / p_.runup_angle, 0.0, 1.0);
+  if (p_.runup_angle == 0) return edge_depth > 0 ? 1.0 : 0.0;
+  return std::clamp(edge_depth * ramp_per_length_, 0.0, 1.0);  // psi / runup, psi = 2 pi depth / p
 }
 
 namespace {
 // Offset of u from the nearest ridge centre (u = p/2 mod p), in [-p/2, p/2].
-double ridge_offset(double u, double p) {
+double ridge_offset(double u, double p, double inv_p) {
   const double w = u - 0.5 * p;
-  return w - p * std::floor(w / p + 0.5);
+  return w - p * std::floor(w * inv_p + 0.5);
 }
 }  // namespace
 
 double thread_geometry::nut_ramp(double z, double theta) const {
   const double p = p_.pitch;
-  const double zc = z - ridge_offset(z - p * theta / two_pi, p);  // ridge centre height
+  const double zc = z - ridge_offset(z - p * theta * inv_two_pi, p, inv_pitch_);  // ridge centre height
   return ramp(-(zc + 0.5 * p));  // depth of the ridge's upper edge below the top face
 }
 
 double thread_geometry::bolt_ramp(double z_b, double theta_b) const {
   const double p = p_.pitch;
-  const double zc = z_b - ridge_offset(z_b - p * theta_b / two_pi, p);
+  const double zc = z_b - ridge_offset(z_b - p * theta_b * inv_two_pi, p, inv_pitch_);
   return ramp(zc - 0.5 * p);  // height of the ridge's lower edge above the tip
 }
 
@@ -191,7 +194,7 @@ double ramp_rate(double g, double runup) {
 // r = d/2 - g f(u) (nut), R_b + g f(u) (bolt), u = z - lambda theta, lambda = p/2pi, with the ramp
 // g a function of theta alone (its ridge's start) and linear in it: g_theta constant, g_thth = 0.
 surface_point thread_geometry::nut_surface(double z, double theta) const {
-  const double lambda = p_.pitch / two_pi;
+  const double lambda = p_.pitch * inv_two_pi;
   const double g = nut_ramp(z, theta);
   double f, fp, fpp;
   profile_and_slope(z - lambda * theta, f, fp, &fpp);
@@ -210,7 +213,7 @@ surface_point thread_geometry::nut_surface(double z, double theta) const {
 }
 
 surface_point thread_geometry::bolt_surface(double z_b, double theta_b) const {
-  const double lambda = p_.pitch / two_pi;
+  const double lambda = p_.pitch * inv_two_pi;
   const double g = bolt_ramp(z_b, theta_b);
   double f, fp, fpp;
   profile_and_slope(z_b - lambda * theta_b, f, fp, &fpp);

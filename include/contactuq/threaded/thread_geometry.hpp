@@ -138,6 +138,9 @@ class thread_geometry {
   double c_;        // flank offset r (1/sin(alpha) - 1)
   double cot_;      // cot(alpha)
   double rb_;
+  // reciprocals for the point queries, which run millions of times per start
+  double inv_pitch_;        // 1/p
+  double ramp_per_length_;  // 2 pi / (p runup_angle): ramp rise per metre of edge depth
 };
 
 }  // namespace contactuq::threaded
