@@ -57,6 +57,8 @@ const std::vector<input_field>& input_fields() {
       {"z0", u::length, [](insertion_params& p) -> double& { return p.z0; }, non_negative},
       {"turns", u::dimensionless, [](insertion_params& p) -> double& { return p.turns; }, {0.0, 20.0, true, false}},
       {"engage_depth", u::length, [](insertion_params& p) -> double& { return p.engage_depth; }, positive},
+      {"axial_force", u::force, [](insertion_params& p) -> double& { return p.axial_force; }, positive},
+      {"gravity", u::velocity / u::duration, [](insertion_params& p) -> double& { return p.gravity; }, non_negative},
   };
   return table;
 }
@@ -150,7 +152,7 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   std::vector<std::string_view> allowed = {"type", "thread", "law", "restitution", "contact_velocity",
                                            "v_t", "contact_length", "drive_torque_limit", "nut_height", "bolt_length", "density", "tip_angle",
                                            "points_per_turn", "relative_tolerance", "max_steps",
-                                           "stall_abort_turns", "curve_points"};
+                                           "stall_abort_turns", "curve_points", "feed_mode"};
   for (const auto& f : input_fields()) allowed.push_back(f.name);
   for (const auto& key : t.keys())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
@@ -201,6 +203,11 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   p.stall_abort_turns = t.quantity_or("stall_abort_turns", u::dimensionless, p.stall_abort_turns);
   if (!(p.stall_abort_turns >= 0.5))
     t.fail("stall_abort_turns", "must be at least 0.5 turns of drive (a stall is seen over half a turn)");
+  const std::string feed_mode = t.string_or("feed_mode", "path");
+  if (feed_mode != "path" && feed_mode != "force")
+    t.fail("feed_mode", "must be \"path\" (the equilibrium path 5.1: feed with matching spin) or "
+                        "\"force\" (constant axial_force with the same spin)");
+  p.constant_force = feed_mode == "force";
   p.max_steps = t.integer_or("max_steps", p.max_steps);
   const std::int64_t ppt = t.integer_or("points_per_turn", p.points_per_turn);
   if (ppt < 8 || ppt > 4000) t.fail("points_per_turn", "must be an integer in [8, 4000]");

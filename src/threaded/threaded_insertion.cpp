@@ -157,6 +157,13 @@ void insertion_params::validate() const {
   require(std::isnan(duration) || (std::isfinite(duration) && duration > 0), "duration", duration,
           "s", "positive (or unset: turns p / feed)");
   require(feed > 0 || !std::isnan(duration), "feed", feed, "m/s", "positive unless a duration is given");
+  require(std::isfinite(gravity) && gravity >= 0, "gravity", gravity, "m/s^2", "non-negative and finite");
+  if (constant_force) {
+    require(std::isfinite(axial_force) && axial_force > 0, "axial_force", axial_force, "N",
+            "positive and finite (constant-force feed)");
+    require(grasp.k_z > 0, "k_z", grasp.k_z, "N/m",
+            "positive with a constant-force feed (the axial spring carries the force)");
+  }
   require(std::isfinite(lateral_offset) && lateral_offset >= 0 &&
               lateral_offset <= thread.major_diameter,
           "lateral_offset", lateral_offset, "m", "in [0, d]");
@@ -666,6 +673,7 @@ class insertion_system {
     const double m_diag[6] = {mass_, mass_, mass_, inertia_.x() + mass_ * lever * lever,
                               inertia_.y() + mass_ * lever * lever, inertia_.z()};
     for (int i = 0; i < 6; ++i) c_diag_[i] = 2 * p.grasp.damping_ratio * std::sqrt(K(i, i) * m_diag[i]);
+    if (p.constant_force) c_diag_[2] = 0;  // the force controller holds the axial force itself
     // equilibrium path (5.1): tip at (e cos, e sin, z0), phase: x_z - p theta_z/2pi = p/2 - p phase/2pi
     x_e0_ = Vector3d(p.lateral_offset * std::cos(p.offset_azimuth),
                      p.lateral_offset * std::sin(p.offset_azimuth), p.z0);
@@ -720,13 +728,28 @@ class insertion_system {
 
   // Gripper pose and velocity on the equilibrium path (5.1), its spin set back by the angle the
   // drive has slipped.
+  // With a constant-force feed the gripper does not feed: follow_axially() places it along its
+  // axis.
   void gripper(double t, double slip, double slip_rate, Vector3d& x_e, Matrix3d& R_e, Vector3d& v_e,
                Vector3d& w_e) const {
-    x_e = x_e0_ + Vector3d(0, 0, -p_.feed * t);
+    const double feed = p_.constant_force ? 0.0 : p_.feed;
+    x_e = x_e0_ + Vector3d(0, 0, -feed * t);
     R_e = R_tilt_ *
           Eigen::AngleAxisd(theta_z0_ + spin_rate_ * t + slip, Vector3d::UnitZ()).toRotationMatrix();
-    v_e = Vector3d(0, 0, -p_.feed);
+    v_e = Vector3d(0, 0, -feed);
     w_e = R_tilt_ * Vector3d(0, 0, spin_rate_ + slip_rate);
+  }
+
+  // Constant-force feed: moves x_e along the gripper's axis so that the grasp's axial force on
+  // the bolt, the z row of K Delta (k_z Delta_z + k_z_theta_z Delta_theta_z), is -axial_force.
+  void follow_axially(const Vector3d& x, const Matrix3d& R, const Matrix3d& R_e, double twist,
+                      Vector3d& x_e) const {
+    if (!p_.constant_force) return;
+    const auto& g = p_.grasp;
+    const Vector3d rc(0, 0, g.z_c);
+    const double target = (-p_.axial_force - g.k_z_theta_z * twist) / g.k_z;
+    const double now = (R_e.transpose() * (x_e + R_e * rc - x - R * rc)).z();
+    x_e += (target - now) * R_e.col(2);
   }
 
   // The spin drive slips once the twist it has wound into the grasp exceeds
@@ -768,6 +791,7 @@ class insertion_system {
     const double twist = (R_e.transpose() * rotation_log(R_e * R.transpose())).z();
     out.slip_rate = slip_rate(twist);
     gripper(t, s.slip, out.slip_rate, x_e, R_e, v_e, w_e);
+    follow_axially(x, R, R_e, twist, x_e);
     const wrench spring = grasp_spring_wrench(p_.grasp, x, R, x_e, R_e);
     // the clutch dissipates the twist energy it lets go
     out.dissipation -= (p_.grasp.k_theta_z * twist) * out.slip_rate;
@@ -786,6 +810,7 @@ class insertion_system {
     out.dissipation += dv.dot(wd);
     out.force += out.grasp_force;
     out.torque_cm += out.grasp_torque + (x - s.x_cm).cross(out.grasp_force);
+    out.force.z() -= mass_ * p_.gravity;  // at the centre of mass: no torque
     // contacts
     std::vector<contact_point> found;
     if (!contacts) {
@@ -882,7 +907,9 @@ class insertion_system {
     Matrix3d R_e;
     gripper(t, s.slip, 0, x_e, R_e, v_e, w_e);
     const Matrix3d R = s.q.toRotationMatrix();
-    return grasp_spring_energy(p_.grasp, s.x_cm - R * r_cm_, R, x_e, R_e);
+    const Vector3d x = s.x_cm - R * r_cm_;
+    follow_axially(x, R, R_e, (R_e.transpose() * rotation_log(R_e * R.transpose())).z(), x_e);
+    return grasp_spring_energy(p_.grasp, x, R, x_e, R_e);
   }
 
   mutable long rhs_count = 0;

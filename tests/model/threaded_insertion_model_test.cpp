@@ -32,7 +32,7 @@ TEST_CASE("threaded_insertion model: registered, inputs named as the issue, nomi
   for (const char* n : {"d", "p", "flank_angle", "root_radius", "allowance", "runup_angle", "chamfer", "mass",
                         "mu", "k_t", "k_z", "k_theta_t", "k_theta_z", "k_z_theta_z", "z_c", "damping_ratio",
                         "feed", "lateral_offset", "offset_azimuth", "tilt", "tilt_azimuth", "phase", "z0",
-                        "turns", "engage_depth"})
+                        "turns", "engage_depth", "axial_force", "gravity"})
     CHECK(index_of(in, n) < in.size());
   const auto out = m.output_names();
   for (const char* n : {"success", "outcome", "cross_threaded", "engagement_margin", "time_to_engage",
@@ -60,6 +60,9 @@ TEST_CASE("threaded_insertion model: study errors name the key") {
   CHECK_THROWS_WITH(build("thread = \"M8x1.25\"\nd = \"8 mm\"\n"), Contains("custom"));
   CHECK_THROWS_WITH(build("spring = 3\n"), Contains("spring"));
   CHECK_THROWS_WITH(build("law = \"nonsense\"\n"), Contains("law"));
+  CHECK_THROWS_WITH(build("feed_mode = \"push\"\n"), Contains("feed_mode") && Contains("force"));
+  CHECK_THROWS_WITH(build("feed_mode = \"force\"\nk_z = \"0 N/mm\"\n"), Contains("k_z"));
+  CHECK_THROWS_WITH(build("gravity = \"-9.81 m/s^2\"\n"), Contains("gravity"));
   CHECK_THROWS_WITH(build("k_z = \"1 N/mm\"\nk_theta_z = \"0.001 N*m/rad\"\nk_z_theta_z = \"10 N/rad\"\n"),
                     Contains("k_z_theta_z"));
   const model::model custom = build("thread = \"custom\"\nd = \"6 mm\"\np = \"1 mm\"\nallowance = \"0.3 mm\"\n");
@@ -79,4 +82,16 @@ TEST_CASE("threaded_insertion model: study errors name the key") {
   CHECK(e.outputs[index_of(out, "success")] == 1.0);
   CHECK(e.outputs[index_of(out, "max_contacts")] == 0.0);
   CHECK(std::isnan(e.outputs[index_of(out, "phase_error")]));
+}
+
+TEST_CASE("threaded_insertion model: a constant-force feed (feed_mode = \"force\") starts the nominal bolt") {
+  const model::model m = build("feed_mode = \"force\"\naxial_force = \"0.5 N\"\nz0 = \"0 mm\"\ngravity = \"9.81 m/s^2\"\n");
+  std::vector<double> x;
+  for (const auto& v : m.inputs()) x.push_back(v.nominal);
+  CHECK(x[m.find_input("axial_force")] == Approx(0.5));
+  const auto out = m.output_names();
+  const auto e = m.evaluate(x);
+  CHECK(e.outputs[index_of(out, "success")] == 1.0);
+  // the grasp's axial force is the controller's; the contacts carry it and the weight
+  CHECK(e.outputs[index_of(out, "max_axial_force")] == Approx(0.5).epsilon(1e-6));
 }

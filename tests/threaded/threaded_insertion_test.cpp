@@ -369,6 +369,61 @@ TEST_CASE("threaded insertion: an in-phase coaxial bolt threads without touching
   CHECK(r.engagement_margin == Approx(whole.engagement_margin).margin(1e-6 * p.thread.pitch));
 }
 
+TEST_CASE("threaded insertion: gravity sags a bolt hanging in the grasp by m g / k_z") {
+  insertion_params p;
+  p.mass = 8e-3;
+  p.gravity = 9.81;
+  p.feed = 0;  // held still, tip 5 mm above the nut: no contact
+  p.duration = 0.3;  // about 24 axial periods at damping ratio 0.2: settled
+  p.z0 = 5e-3;
+  p.stop_when_decided = false;
+  for (double k_z : {500.0, 2000.0, 8000.0}) {
+    p.grasp.k_z = k_z;
+    const auto r = simulate_insertion(p);
+    INFO("k_z " << k_z << " N/m");
+    CHECK(r.max_contacts == 0);
+    CHECK(r.axial_advance == Approx(p.mass * p.gravity / k_z).epsilon(1e-3));
+    CHECK(r.final_tilt < 1e-9);  // the weight acts through the axis
+  }
+  p.gravity = -1;
+  CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("gravity"));
+}
+
+TEST_CASE("threaded insertion: a constant-force feed holds its axial force and screws in a pitch per turn") {
+  insertion_params p;  // M8x1.25, in phase, coaxial
+  p.constant_force = true;
+  p.stop_when_decided = false;
+  p.turns = 3;
+  // the tip starts on the top face: falling from above, the bolt would drop z0 while its spin
+  // stands still, landing z0/p of a turn out of phase
+  p.z0 = 0;
+  p.history_points = 31;  // every 0.1 turn
+  const double turn = p.thread.pitch / p.feed;  // [s]
+  for (double force : {0.2, 0.5, 1.0}) {
+    p.axial_force = force;
+    const auto r = simulate_insertion(p);
+    INFO("axial force " << force << " N: outcome " << static_cast<int>(r.outcome) << ", " << r.message);
+    CHECK(r.success);
+    // the force controller's axial force is the grasp's whole axial force on a coaxial bolt
+    CHECK(r.max_axial_force == Approx(force).epsilon(1e-6));
+    // the bolt falls until the threads catch (the run-ups of both threads let it through the
+    // first pitches), then the thread leads it down a pitch per turn of the drive, in phase
+    // within the flank clearance
+    const auto& h = r.history;
+    REQUIRE(h.size() == 31u);
+    CHECK(h[30].t == Approx(3 * turn));
+    CHECK(h[10].tip_z - h[30].tip_z == Approx(2 * p.thread.pitch).epsilon(0.01));
+    CHECK(std::abs(r.phase_error) < 2 * pi * 0.5 * p.thread.allowance * std::tan(p.thread.flank_angle) /
+                                        p.thread.pitch + 0.01);
+    CHECK(r.drive_slip < 1e-3);
+  }
+  p.axial_force = 0;
+  CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("axial_force"));
+  p.axial_force = 1;
+  p.grasp.k_z = 0;
+  CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("k_z"));
+}
+
 TEST_CASE("threaded insertion: bad inputs are errors naming the input") {
   insertion_params p;
   p.mu = -0.1;

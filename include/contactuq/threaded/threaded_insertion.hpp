@@ -4,7 +4,8 @@
 //
 // Bolt: rigid body, mass m, solid cylinder of radius R_b and length L about its centre of mass
 // r_cm = (0, 0, L/2) (thesis eq. 4.9); attitude as a unit quaternion (no zyx singularity, thesis
-// eq. 4.7); Newton (4.11) and Euler (4.10) in body axes, no gravity (as the thesis).
+// eq. 4.7); Newton (4.11) and Euler (4.10) in body axes; gravity along -z optional (the thesis has
+// none).
 // Grasp: symmetric PSD 6x6 stiffness K in the gripper frame about the compliance centre
 // r_c = (0, 0, z_c) (eqs. 5.2-5.4): K = diag(k_t, k_t, k_z, k_theta_t, k_theta_t, k_theta_z) plus
 // Loncaric's k_z_theta_z coupling (§5.2.2). With Delta = [R_e^T (x_e + R_e r_c - x - R r_c);
@@ -14,7 +15,8 @@
 // per gripper axis, M = (m, m, m, I_t + m (L/2 - z_c)^2, same, I_z), on the velocity relative to
 // the gripper. The gripper follows the equilibrium path (5.1): feed v down, spin -2 pi v / p; the
 // spin drive slips (a regularized clutch) once the twist wound into the grasp exceeds
-// drive_torque_limit / k_theta_z.
+// drive_torque_limit / k_theta_z. Or (constant_force) it spins so and holds a constant axial
+// force, following the bolt along its axis.
 // Contact: the bolt's crest helices (crest centre and both crest-arc ends) and tip circle are
 // tested against the nut, the nut's crest helices and top edge against the bolt (thesis §3.4.2),
 // at `points_per_turn` points per turn fixed in the part that carries each curve. Every stretch
@@ -88,6 +90,14 @@ struct insertion_params {
   // NaN: 0.2 N*m, or a quarter turn of wind-up if that is less.
   double drive_torque_limit = std::numeric_limits<double>::quiet_NaN();
   double feed = 2.5e-3;             ///< gripper feed along -z [m/s], >= 0 (0 needs duration)
+  // Feed mode. false: the equilibrium path (5.1), the gripper fed at `feed` with matching spin.
+  // true: constant axial force with spin: the gripper spins as on the path (a pitch per turn at
+  // `feed`) and moves along its axis so that the grasp's axial force on the bolt,
+  // k_z Delta_z + k_z_theta_z Delta_theta_z, is `axial_force` down its axis, as a force
+  // controller holds it (no axial damping); needs k_z > 0.
+  bool constant_force = false;
+  double axial_force = 1.0;         ///< [N], > 0, in constant_force mode
+  double gravity = 0;               ///< acceleration of gravity along -z [m/s^2], >= 0 (thesis: none)
   double duration = std::numeric_limits<double>::quiet_NaN();  ///< [s]; NaN: turns p / feed
   double lateral_offset = 0;        ///< initial offset of the tip from the nut axis [m]
   double offset_azimuth = 0;        ///< [rad]
