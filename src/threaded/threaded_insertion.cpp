@@ -1162,7 +1162,7 @@ class insertion_run {
     // The dissipated energy is an output no derivative depends on: integrated on the steps the
     // motion needs, never limiting them (it set a third of the steps at rtol; without it 14 %
     // fewer force evaluations). The energy-balance test bounds its error.
-    at[i_dissipated] = 1.0;  // [J], above any energy of a start (mJ)
+    at[i_dissipated] = 1.0;  // [J]: a start dissipates mJ, a slipping clutch a few J
     at[14] = 1e-6;
     at[15] = 1e-6;
     h_.mem = CVodeCreate(CV_BDF, h_.ctx);
