@@ -2,7 +2,7 @@
 # Runs every study in studies/ with `contactuq run`, then `summarize` and `plot` on its result,
 # and prints one line per study: exit codes, run time and the number of figures. The slow
 # studies (robust designs, nested switch studies, threaded insertion) take minutes on 2 cores, the
-# threaded success study (2000 starts) about half an hour, the threaded robust design hours.
+# threaded success study (2000 starts) about half an hour, the threaded robust design about an hour.
 #
 #   scripts/run_every_study.sh [OUTDIR]      # default out/every_study; uses build/release/contactuq
 set -uo pipefail

@@ -15,8 +15,8 @@
 // per gripper axis, M = (m, m, m, I_t + m (L/2 - z_c)^2, same, I_z), on the velocity relative to
 // the gripper. The gripper follows the equilibrium path (5.1): feed v down, spin -2 pi v / p; the
 // spin drive slips (a regularized clutch) once the twist wound into the grasp exceeds
-// drive_torque_limit / k_theta_z. Or (constant_force) it spins so and holds a constant axial
-// force, following the bolt along its axis.
+// drive_torque_limit / k_theta_z. With constant_force it spins the same way, holds a constant
+// axial force and follows the bolt along its axis.
 // Contact: the bolt's crest helices (crest centre and both crest-arc ends) and tip circle are
 // tested against the nut, the nut's crest helices and top edge against the bolt (thesis §3.4.2),
 // at `points_per_turn` points per turn fixed in the part that carries each curve. Every stretch
