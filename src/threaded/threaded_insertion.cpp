@@ -363,11 +363,19 @@ struct detector {
     return out;
   }
 
-  bool add_contact(const probe_curve& c, double s, double spin, double weight, int patch,
+  // A quadrature node of a probe curve: its point, depth and the depth's exact gradient (the
+  // force field of V = Phi(depth)).
+  struct node {
+    Vector3d point;
+    double depth;
+    Vector3d grad;
+  };
+
+  bool add_contact(const probe_curve& c, const node& nd, double spin, double weight, int patch,
                    std::vector<contact_point>& out) const {
-    const Vector3d P = point(c, s);
-    Vector3d grad;  // exact: the force field of V = Phi(depth)
-    const double depth = penetration_at(c, P, grad);
+    const Vector3d& P = nd.point;
+    const Vector3d& grad = nd.grad;
+    const double depth = nd.depth;
     if (!(depth > 0)) return false;
     contact_point cp;
     cp.point = P;
@@ -531,6 +539,18 @@ struct detector {
     return 0.5 * (w - u) * sum;
   }
 
+  // The same, keeping the nodes with their gradients: an accepted panel's nodes are its contacts.
+  double panel_integral(const probe_curve& c, double u, double w, std::array<node, 4>& nodes) const {
+    double sum = 0;
+    for (int i = 0; i < 4; ++i) {
+      node& nd = nodes[i];
+      nd.point = point(c, u + 0.5 * (w - u) * (1 + xg[i]));
+      nd.depth = penetration_at(c, nd.point, nd.grad);
+      sum += wg[i] * std::max(0.0, nd.depth);
+    }
+    return 0.5 * (w - u) * sum;
+  }
+
   // Adaptive Gauss-Legendre on [u, w]: a panel is split while its halves change the integral of
   // the penetration by more than `tolerance` per unit parameter; the accepted halves' nodes
   // become contact points. The node set changes with the pose only where the integral changes
@@ -539,16 +559,18 @@ struct detector {
   bool refine(const probe_curve& c, double u, double w, double whole, double tolerance, int level,
               double spin, double per_length, int patch, std::vector<contact_point>& out) const {
     const double m = 0.5 * (u + w);
-    const double left = panel_integral(c, u, m), right = panel_integral(c, m, w);
+    std::array<node, 4> left_nodes, right_nodes;
+    const double left = panel_integral(c, u, m, left_nodes);
+    const double right = panel_integral(c, m, w, right_nodes);
     if (level < 16 && std::abs(whole - (left + right)) > tolerance * (w - u)) {
       return refine(c, u, m, left, tolerance, level + 1, spin, per_length, patch, out) |
              refine(c, m, w, right, tolerance, level + 1, spin, per_length, patch, out);
     }
     bool any = false;
-    for (const auto& [lo, hi] : {std::pair{u, m}, std::pair{m, w}})
-      for (int i = 0; i < 4; ++i)
-        any |= add_contact(c, lo + 0.5 * (hi - lo) * (1 + xg[i]), spin,
-                           0.5 * (hi - lo) * wg[i] * per_length, patch, out);
+    for (int i = 0; i < 4; ++i)
+      any |= add_contact(c, left_nodes[i], spin, 0.5 * (m - u) * wg[i] * per_length, patch, out);
+    for (int i = 0; i < 4; ++i)
+      any |= add_contact(c, right_nodes[i], spin, 0.5 * (w - m) * wg[i] * per_length, patch, out);
     return any;
   }
 
