@@ -1235,9 +1235,9 @@ class insertion_run {
     // Newton matrix stiff where the motion is free: the updates shrink, the convergence test
     // (which also carries the last rate across steps) passes with the residual unsolved, and the
     // accepted steps no longer follow the equations. Seen as bolts thrown out of the nut without
-    // any contact (axial grasp force 4-60 N, contact forces to 16 kN, tilts to 15 deg: three false
+    // any contact (axial grasp force 4-63 N, contact forces to 16 kN, tilts to 15 deg: three false
     // tip-outs in the 2000-start study). On 24 such starts the bound removes every one; on 24
-    // starts of the success study it costs 6 % more time (stricter Newton tests did not remove
+    // starts of the success study it costs 4-6 % more time (stricter Newton tests did not remove
     // them: convergence coefficients 0.05, 0.02 and 0.01 left 1-2 of 8, 0.01 tipped two).
     if (flag == CV_SUCCESS) flag = CVodeSetLSetupFrequency(h_.mem, 1);
     if (flag == CV_SUCCESS) flag = CVodeSetJacEvalFrequency(h_.mem, 20);
