@@ -32,17 +32,30 @@ class progress_printer {
     const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
     if (tty_) {
       const std::size_t width = 30, filled = total > 0 ? width * std::min(done, total) / total : width;
-      fmt::print(stderr, "\r[{}{}] {}/{} {:.0f} {}/s, ETA {:.0f} s   ", std::string(filled, '#'),
-                 std::string(width - filled, '.'), done, total, rate, what_, eta);
+      fmt::print(stderr, "\r[{}{}] {}/{} {}, ETA {}   ", std::string(filled, '#'), std::string(width - filled, '.'),
+                 done, total, rate_text(rate), duration_text(eta));
       if (done >= total) fmt::print(stderr, "\n");
     } else {
-      fmt::print(stderr, "{}/{} {}, {:.0f} {}/s, ETA {:.0f} s\n", done, total, what_, rate, what_, eta);
+      fmt::print(stderr, "{}/{} {}, {}, ETA {}\n", done, total, what_, rate_text(rate), duration_text(eta));
     }
   }
 
  private:
+  // "12 samples/s", or "8.3 s per evaluation" where fewer than one finishes a second.
+  std::string rate_text(double rate) const {
+    if (rate >= 1) return fmt::format("{:.0f} {}/s", rate, what_);
+    if (rate <= 0) return fmt::format("- {}/s", what_);
+    if (1 / rate < 100) return fmt::format("{:.1f} s per {}", 1 / rate, singular_);
+    return fmt::format("{:.0f} s per {}", 1 / rate, singular_);
+  }
+  static std::string duration_text(double seconds) {
+    if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+    if (seconds < 7200) return fmt::format("{:.1f} min", seconds / 60);
+    return fmt::format("{:.1f} h", seconds / 3600);
+  }
+
   using clock = std::chrono::steady_clock;
-  std::string what_;
+  std::string what_, singular_ = what_.substr(0, what_.size() - 1);
   bool tty_;
   std::optional<std::size_t> first_;
   clock::time_point start_ = clock::now();

@@ -35,6 +35,9 @@ struct status_counts {
   std::size_t ok = 0, failed = 0, not_run = 0;
   // Distinct failure messages with how often each occurred, most frequent first.
   std::vector<std::pair<std::string, std::size_t>> messages;
+  // Valid samples that carry a note from the model (e.g. an undecided outcome), and the first.
+  std::size_t noted = 0;
+  std::size_t first_noted = 0;
 };
 
 status_counts count_status(const io::ensemble& e) {
@@ -42,7 +45,10 @@ status_counts count_status(const io::ensemble& e) {
   std::map<std::string, std::size_t> by_message;
   for (std::size_t i = 0; i < e.rows; ++i) {
     switch (static_cast<io::sample_status>(e.status[i])) {
-      case io::sample_status::ok: ++c.ok; break;
+      case io::sample_status::ok:
+        ++c.ok;
+        if (!e.messages[i].empty() && c.noted++ == 0) c.first_noted = i;
+        break;
       case io::sample_status::failed:
         ++c.failed;
         ++by_message[e.messages[i]];
@@ -82,6 +88,9 @@ void print_text(const io::ensemble& e, const std::vector<uq::summary>& summaries
   for (std::size_t k = 0; k < std::min<std::size_t>(c.messages.size(), 5); ++k)
     fmt::print("    {} x {}\n", c.messages[k].second, c.messages[k].first);
   if (c.messages.size() > 5) fmt::print("    ... {} other messages\n", c.messages.size() - 5);
+  if (c.noted > 0)
+    fmt::print("  valid samples with a note: {} (in /messages; first, sample {}: {})\n", c.noted, c.first_noted,
+               e.messages[c.first_noted]);
 
   fmt::print("\nUncertain inputs:\n");
   for (const auto& in : e.schema.inputs)
@@ -455,6 +464,7 @@ void print_json(const io::ensemble& e, const std::vector<uq::summary>& summaries
   w.field("ok", c.ok);
   w.field("failed", c.failed);
   w.field("not_run", c.not_run);
+  w.field("noted", c.noted);
   w.key("failure_messages");
   w.begin_array();
   for (const auto& [text, count] : c.messages) {

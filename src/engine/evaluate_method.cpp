@@ -59,6 +59,7 @@ void write_evaluation(const path& out, const io::study_document& doc, const mode
   const model::evaluation* result = t ? &t->result : e;
   std::vector<double> y(m.outputs().size(), std::nan(""));
   if (result) y = result->outputs;
+  if (result && !result->note.empty()) f.set_attribute("note", result->note);
   auto outputs = f.write("outputs", y);
   outputs.set_attribute("names", m.output_names());
   outputs.set_attribute("units", m.output_units());
@@ -103,6 +104,7 @@ void print_evaluation(std::FILE* to, const model::model& m, const model::evaluat
   for (std::size_t j = 0; j < m.outputs().size(); ++j)
     fmt::print(to, "  {:<{}} {:>14.6g}  {}\n", m.outputs()[j].name, width, e.outputs[j],
                units::si_unit(m.outputs()[j].dim));
+  if (!e.note.empty()) fmt::print(to, "  note: {}\n", e.note);
   if (!t) return;
   const std::string unit = units::si_unit(t->abscissa_dim);
   fmt::print(to, "\n  {} points ({} = {:.4g} .. {:.4g} {}), {} events:\n", t->abscissa.size(), t->abscissa_name,

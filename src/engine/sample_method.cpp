@@ -42,12 +42,17 @@ class recording_sink : public study::sample_sink {
         ++failed_;
         auto [it, added] = failure_messages_.try_emplace(messages[i], 0, status_.size() + i);
         ++it->second.first;
+      } else if (status[i] == static_cast<std::int32_t>(io::sample_status::ok) && !messages[i].empty()) {
+        if (noted_++ == 0) first_note_ = {status_.size() + i, messages[i]};
       }
     }
     status_.insert(status_.end(), status.begin(), status.end());
   }
   const std::vector<std::vector<double>>& outputs() const { return outputs_; }
   std::size_t failed() const { return failed_; }
+  // Valid samples whose model left a note (e.g. an undecided outcome), and the first of them.
+  std::size_t noted() const { return noted_; }
+  const std::pair<std::size_t, std::string>& first_note() const { return first_note_; }
   // Distinct failure messages, most frequent first: (message, count, first sample).
   std::vector<std::tuple<std::string, std::size_t, std::size_t>> failure_messages() const {
     std::vector<std::tuple<std::string, std::size_t, std::size_t>> v;
@@ -60,7 +65,8 @@ class recording_sink : public study::sample_sink {
   io::ensemble_writer& writer_;
   std::vector<std::vector<double>> outputs_;
   std::vector<std::int32_t> status_;
-  std::size_t failed_ = 0;
+  std::size_t failed_ = 0, noted_ = 0;
+  std::pair<std::size_t, std::string> first_note_;
   std::map<std::string, std::pair<std::size_t, std::size_t>> failure_messages_;  // count, first sample
 };
 
@@ -132,6 +138,9 @@ std::string summary_text(const study::ensemble_study& s, const recording_sink& s
   fmt::format_to(std::back_inserter(to), "\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
                  "outputs of samples that ran)\n",
              sink.failed(), s.rows());
+  if (sink.noted() > 0)
+    fmt::format_to(std::back_inserter(to), "  valid samples with a note: {} (in /messages; first, sample {}: {})\n",
+                   sink.noted(), sink.first_note().first, sink.first_note().second);
   return to + failures_text(sink);
 }
 

@@ -115,6 +115,7 @@ void model::evaluate_batch(const batch& b) const {
   check(b.inputs.size(), inputs_.size(), "input");
   check(b.outputs.size(), outputs_.size(), "output");
   check(b.errors.size(), 1, "error");
+  if (!b.notes.empty()) check(b.notes.size(), 1, "note");
   if (b.curves.size() != curves_.size())
     throw std::invalid_argument(
         fmt::format("model {}: evaluate_batch got {} curves, declared {}", name_, b.curves.size(), curves_.size()));
@@ -131,6 +132,7 @@ void model::evaluate_batch(const batch& b) const {
       for (std::size_t k = 0; k < curves_.size(); ++k)
         std::copy(e.curves[k].begin(), e.curves[k].end(),
                   b.curves[k].begin() + static_cast<std::ptrdiff_t>(r * e.curves[k].size()));
+      if (!b.notes.empty()) b.notes[r] = e.note;
     } catch (const std::exception& e) {
       b.errors[r] = e.what();
       if (b.errors[r].empty()) b.errors[r] = "failed (no message)";

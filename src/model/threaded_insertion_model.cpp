@@ -134,6 +134,7 @@ evaluation threaded_insertion_model::evaluate(std::span<const double> x) const {
                r.energy_dissipated,
                static_cast<double>(r.max_contacts),
                r.drive_slip};
+  if (!r.message.empty()) e.note = "inconclusive: " + r.message;
   if (curve_points_ > 0) {
     e.curves.assign(5, std::vector<double>(curve_points_, nan));
     for (std::size_t i = 0; i < r.history.size() && i < static_cast<std::size_t>(curve_points_); ++i) {

@@ -64,8 +64,11 @@ sample_result evaluate_sample(const model::model& m, const std::vector<std::size
         b.curves[k].row(r) = Eigen::Map<const Eigen::RowVectorXd>(e.curves[k].data(),
                                                                   static_cast<Eigen::Index>(e.curves[k].size()));
       b.status[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(io::sample_status::ok);
+      auto& stored = b.messages[static_cast<std::size_t>(r)];
+      stored = std::move(e.note);
       if (attempt > 0)
-        b.messages[static_cast<std::size_t>(r)] = fmt::format("succeeded at attempt {}: {}", attempt + 1, message);
+        stored = fmt::format("succeeded at attempt {}: {}{}", attempt + 1, message,
+                             stored.empty() ? "" : fmt::format("; {}", stored));
       return {false, attempt > 0};
     } catch (const std::exception& e) {
       message = e.what();
@@ -90,19 +93,16 @@ void evaluate_rows(const model::model& m, io::ensemble_block& b, std::size_t r0,
   const auto at = [&](io::sample_matrix& a) {
     return std::span<double>(a.row(static_cast<Eigen::Index>(r0)).data(), rows * static_cast<std::size_t>(a.cols()));
   };
-  std::vector<std::string> errors(rows);
-  model::batch batch{rows,
-                     std::span<const double>(at(b.inputs)),
-                     at(b.outputs),
-                     {},
-                     errors};
+  std::vector<std::string> errors(rows), notes(rows);
+  model::batch batch{rows, std::span<const double>(at(b.inputs)), at(b.outputs), {}, errors, notes};
   for (auto& c : b.curves) batch.curves.push_back(at(c));
   m.evaluate_batch(batch);
   static const std::vector<std::size_t> no_columns;
   for (std::size_t r = r0; r < r1; ++r) {
-    if (errors[r - r0].empty())
+    if (errors[r - r0].empty()) {
       b.status[r] = static_cast<std::int32_t>(io::sample_status::ok);
-    else
+      b.messages[r] = std::move(notes[r - r0]);
+    } else
       results[r] = evaluate_sample(m, no_columns, b, static_cast<Eigen::Index>(r), attempts);
     results[r].done = true;
   }

@@ -1129,7 +1129,7 @@ class insertion_run {
       long taken = 0;
       CVodeGetNumSteps(h_.mem, &taken);
       if (taken >= params_.max_steps) {
-        res_.message = fmt::format("more than max_steps = {} integrator steps by t = {} s",
+        res_.message = fmt::format("more than max_steps = {} integrator steps by t = {:.4g} s",
                                    params_.max_steps, t_);
         break;
       }

@@ -52,6 +52,19 @@ TEST_CASE("threaded_insertion model: registered, inputs named as the issue, nomi
   CHECK(e.outputs[index_of(out, "success")] == 1.0);
   CHECK(e.outputs[index_of(out, "outcome")] == 0.0);
   CHECK(e.outputs[index_of(out, "max_contacts")] == 0.0);
+  CHECK(e.note.empty());
+}
+
+TEST_CASE("threaded_insertion model: an undecided start says why in its note") {
+  // a misaligned start cut off after 100 steps: valid outputs, outcome 5, and the reason
+  const model::model m = build("thread = \"M8x1.25\"\ntilt = \"2 deg\"\nphase = \"150 deg\"\nmax_steps = 100\n");
+  std::vector<double> x;
+  for (const auto& v : m.inputs()) x.push_back(v.nominal);
+  const auto out = m.output_names();
+  const auto e = m.evaluate(x);
+  CHECK(e.outputs[index_of(out, "outcome")] == 5.0);
+  CHECK(e.outputs[index_of(out, "success")] == 0.0);
+  CHECK_THAT(e.note, Contains("inconclusive: more than max_steps = 100"));
 }
 
 TEST_CASE("threaded_insertion model: study errors name the key") {

@@ -127,6 +127,25 @@ struct square_with_curve {
   }
 };
 
+// y = x^2 with a note on the samples above x = 1.5; with a batch entry point that writes the notes
+// when Batched.
+template <bool Batched>
+struct square_with_note {
+  std::vector<model::variable> inputs() const { return {{"x", units::length, 1.0}}; }
+  std::vector<model::variable> outputs() const { return {{"y", units::length * units::length}}; }
+  bool thread_safe() const { return true; }
+  static std::string note(double x) { return x > 1.5 ? fmt::format("x = {} is high", x) : ""; }
+  model::evaluation evaluate(std::span<const double> x) const { return {{x[0] * x[0]}, {}, note(x[0])}; }
+  void evaluate_batch(const model::batch& b) const
+    requires Batched
+  {
+    for (std::size_t r = 0; r < b.rows; ++r) {
+      b.outputs[r] = b.inputs[r] * b.inputs[r];
+      if (!b.notes.empty()) b.notes[r] = note(b.inputs[r]);
+    }
+  }
+};
+
 }  // namespace
 
 TEST_CASE("every sample equals the model evaluated at its inputs", "[ensemble_runner]") {
@@ -302,4 +321,29 @@ TEST_CASE("models that are not thread safe are evaluated on per-thread clones", 
   run_ensemble(s, x, sink, opts(2, 50));
   CHECK(std::count(sink.samples().status.begin(), sink.samples().status.end(), 0) == 500);
   CHECK(sink.samples().outputs.col(0) == x.col(0).array().square().matrix());
+}
+
+TEST_CASE("a valid sample's note is stored with its row, through evaluate and the batch entry point",
+          "[ensemble_runner]") {
+  const auto run_with = [](const model::model& m) {
+    ensemble_study s{"", m, {{"x", "m", io::input_role::aleatoric, 0.0, uq::make_uniform(1.0, 2.0)}}, {}, {}, {}};
+    s.sampling.samples = 200;
+    memory_sink sink;
+    const run_summary summary = run_ensemble(s, sample_inputs(s), sink, opts(2, 30));
+    CHECK(summary.failed == 0);
+    return sink.samples();
+  };
+  const model::model batched(square_with_note<true>{}), single(square_with_note<false>{});
+  REQUIRE(batched.has_batch());
+  const io::ensemble_block x = run_with(batched), y = run_with(single);
+  std::size_t noted = 0;
+  for (std::size_t r = 0; r < x.size(); ++r) {
+    const double v = x.inputs(static_cast<Eigen::Index>(r), 0);
+    CHECK(x.status[r] == static_cast<std::int32_t>(io::sample_status::ok));
+    CHECK(x.messages[r] == square_with_note<true>::note(v));
+    noted += x.messages[r].empty() ? 0 : 1;
+  }
+  CHECK(noted > 50);
+  CHECK(noted < 150);
+  CHECK(x.messages == y.messages);
 }

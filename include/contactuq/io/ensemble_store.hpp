@@ -158,7 +158,7 @@ struct ensemble_block {
   sample_matrix outputs;              ///< size x outputs; NaN where a sample failed
   std::vector<sample_matrix> curves;  ///< per curve, size x points
   std::vector<std::int32_t> status;   ///< size codes, see sample_status
-  std::vector<std::string> messages;  ///< size texts, "" when there is nothing to say
+  std::vector<std::string> messages;  ///< size texts: a failed sample's error, a valid one's note, or ""
   // Optional: the block's chunks of inputs, outputs, each curve and status, compressed by
   // ensemble_writer::precompress (in that order); append then writes them as they are.
   std::vector<std::vector<std::byte>> filtered_chunks;

@@ -71,10 +71,12 @@ struct curve_output {
 };
 
 // What one evaluation returns: outputs[j] for output j, curves[k] for curve k (each of the
-// curve's abscissa size).
+// curve's abscissa size), and a note on a valid result that a reader needs to trust it (e.g. why
+// a start was left undecided); the engine stores it with the row. Empty when there is none.
 struct evaluation {
   std::vector<double> outputs;
   std::vector<std::vector<double>> curves;
+  std::string note = {};
 };
 
 // Evaluations of `rows` input rows at once, written in place (row-major, row r of each array is
@@ -88,6 +90,7 @@ struct batch {
   std::span<double> outputs;              ///< rows x outputs
   std::vector<std::span<double>> curves;  ///< per curve, rows x its points
   std::span<std::string> errors;          ///< rows; empty on entry, a message where a row failed
+  std::span<std::string> notes = {};      ///< rows, or none; empty on entry, a valid row's note
 };
 
 // One evaluation at full resolution, for the evaluate method: named series over a common
