@@ -288,7 +288,7 @@ calibration_result calibrate(const calibration_setup& setup,
     if (!(start >= p.low && start <= p.high))
       throw parameter_error(p.name, fmt::format("{} = {} {} is the first start and must lie "
                                                 "within the bounds [{}, {}]; give a start",
-                                                p.name, start, units::si_unit(m.inputs()[i].dim),
+                                                p.name, start, m.inputs()[i].unit,
                                                 p.low, p.high));
     first[static_cast<Eigen::Index>(targets.size())] = start;
     targets.push_back(i);

@@ -266,7 +266,7 @@ void write_case_table(const std::filesystem::path& path, const model::model& m,
   std::vector<col> cols;
   const auto add = [&](const model::variable& v) {
     const auto it = units.find(v.name);
-    cols.push_back({v.name, it == units.end() ? u::si_unit(v.dim) : it->second, v.dim});
+    cols.push_back({v.name, it == units.end() ? v.unit : it->second, v.dim});
   };
   for (const auto& [i, v] : cases.front().inputs) add(m.inputs()[i]);
   for (const auto& [j, y] : cases.front().outputs) add(m.outputs()[j]);
@@ -524,7 +524,7 @@ void write_synthetic_cases(const synthetic_cases_spec& spec, const std::string& 
   for (std::size_t j = 0; j < spec.noise_sd.size(); ++j)
     if (spec.noise_sd[j] > 0)
       noise.push_back(fmt::format("{} sd {:.6g} {}", spec.model.outputs()[j].name, spec.noise_sd[j],
-                                  u::si_unit(spec.model.outputs()[j].dim)));
+                                  spec.model.outputs()[j].unit));
   c.push_back(fmt::format("Noise (normal, per value): {}.", noise.empty() ? "none" : fmt::format("{}", fmt::join(noise, ", "))));
   c.push_back("Generating inputs (SI) are those of the spec's [model] table.");
   write_case_table(output, spec.model, cases, spec.units, c);

@@ -172,10 +172,19 @@ void print_nested_text(const study::nested_summary& n, const summarize_options& 
         fmt::print("      no variance in this case\n");
         continue;
       }
+      bool unresolved = false;
+      const auto interval_text = [&](const uq::estimate& e) {
+        if (!std::isnan(e.ci.low) && !std::isnan(e.ci.high)) return ci_text(e.ci);
+        unresolved = unresolved || !std::isnan(e.value);
+        return std::string("[unresolved]");
+      };
       for (std::size_t i = 0; i < n.aleatoric_inputs.size(); ++i)
         fmt::print("      {:<22} first {:6.3f} {:<20} total {:6.3f} {}\n", n.aleatoric_inputs[i],
-                   c.sobol->first_order[i].value, ci_text(c.sobol->first_order[i].ci), c.sobol->total_order[i].value,
-                   ci_text(c.sobol->total_order[i].ci));
+                   c.sobol->first_order[i].value, interval_text(c.sobol->first_order[i]),
+                   c.sobol->total_order[i].value, interval_text(c.sobol->total_order[i]));
+      if (unresolved)
+        fmt::print("      (no interval: some bootstrap resamples hold no variance, as a 0/1 output with few\n"
+                   "       failures does; the indices are not resolved, use more samples or a continuous output)\n");
     }
   }
 }

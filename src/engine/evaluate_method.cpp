@@ -87,7 +87,7 @@ void write_evaluation(const path& out, const io::study_document& doc, const mode
     for (std::size_t k = 0; k < m.curves().size(); ++k) {
       const auto& c = m.curves()[k];
       auto d = g.write(c.name, e->curves[k]);
-      d.set_attribute("units", units::si_unit(c.dim));
+      d.set_attribute("units", c.unit);
       d.set_attribute("abscissa_name", c.abscissa_name);
       d.set_attribute("abscissa_unit", units::si_unit(c.abscissa_dim));
       d.set_attribute("abscissa", std::span<const double>(c.abscissa));
@@ -103,7 +103,7 @@ void print_evaluation(std::FILE* to, const model::model& m, const model::evaluat
   fmt::print(to, "\n  {:<{}} {:>14}  {}\n", "output", width, "value", "unit");
   for (std::size_t j = 0; j < m.outputs().size(); ++j)
     fmt::print(to, "  {:<{}} {:>14.6g}  {}\n", m.outputs()[j].name, width, e.outputs[j],
-               units::si_unit(m.outputs()[j].dim));
+               m.outputs()[j].unit);
   if (!e.note.empty()) fmt::print(to, "  note: {}\n", e.note);
   if (!t) return;
   const std::string unit = units::si_unit(t->abscissa_dim);

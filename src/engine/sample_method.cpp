@@ -128,12 +128,12 @@ std::string summary_text(const study::ensemble_study& s, const recording_sink& s
   for (std::size_t j = 0; j < outputs; ++j) {
     const auto& v = s.model.outputs()[j];
     if (!nested) {
-      print_row(to, v.name, width, units::si_unit(v.dim), summaries[j]);
+      print_row(to, v.name, width, v.unit, summaries[j]);
       continue;
     }
     fmt::format_to(std::back_inserter(to), "  {}\n", v.name);
     for (std::size_t c = 0; c < cases; ++c)
-      print_row(to, fmt::format("  {}", s.cases[c].label), width, units::si_unit(v.dim), summaries[j * cases + c]);
+      print_row(to, fmt::format("  {}", s.cases[c].label), width, v.unit, summaries[j * cases + c]);
   }
   fmt::format_to(std::back_inserter(to), "\n  failed samples: {} of {} (statistics leave them out; \"failed\" above also counts NaN "
                  "outputs of samples that ran)\n",

@@ -32,7 +32,7 @@ std::vector<std::string> names_of(const std::vector<T>& items) {
 std::vector<std::string> units_of(const std::vector<variable>& items) {
   std::vector<std::string> out;
   out.reserve(items.size());
-  for (const auto& v : items) out.push_back(units::si_unit(v.dim));
+  for (const auto& v : items) out.push_back(v.unit);
   return out;
 }
 
@@ -46,6 +46,11 @@ void model::declare() {
   thread_safe_ = impl_->thread_safe();
   has_trace_ = impl_->has_trace();
   has_batch_ = impl_->has_batch();
+  for (auto* items : {&inputs_, &outputs_})
+    for (auto& v : *items)
+      if (v.unit.empty()) v.unit = units::si_unit(v.dim);
+  for (auto& c : curves_)
+    if (c.unit.empty()) c.unit = units::si_unit(c.dim);
   check_names(inputs_, "input");
   check_names(outputs_, "output");
   check_names(curves_, "curve");

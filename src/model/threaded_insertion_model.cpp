@@ -92,7 +92,7 @@ std::vector<variable> threaded_insertion_model::outputs() const {
           {"time_to_engage", u::duration},    {"axial_advance", u::length},
           {"max_tilt", u::angle},             {"final_tilt", u::angle},
           {"phase_error", u::angle},          {"max_contact_force", u::force},
-          {"max_axial_force", u::force},      {"max_torque_z", u::force * u::length},
+          {"max_axial_force", u::force},      {"max_torque_z", u::force * u::length, nan, {}, "N*m"},
           {"energy_dissipated", u::energy},   {"max_contacts", u::dimensionless},
           {"drive_slip", u::angle}};
 }
@@ -103,7 +103,8 @@ std::vector<curve_output> threaded_insertion_model::curves() const {
   for (int i = 0; i < curve_points_; ++i) fraction[i] = static_cast<double>(i) / (curve_points_ - 1);
   const u::dimension dims[] = {u::length, u::angle, u::angle, u::force, u::force * u::length};
   std::vector<curve_output> c;
-  for (int k = 0; k < 5; ++k) c.push_back({curve_names[k], dims[k], "run_fraction", u::dimensionless, fraction});
+  const char* const unit[] = {"", "", "", "", "N*m"};  // a torque, not an energy
+  for (int k = 0; k < 5; ++k) c.push_back({curve_names[k], dims[k], "run_fraction", u::dimensionless, fraction, unit[k]});
   return c;
 }
 

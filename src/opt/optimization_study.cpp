@@ -157,7 +157,7 @@ optimization_study read_optimization_study(const io::study_document& doc) {
 std::string measure_unit(const model::model& m, const opt::measure& what) {
   if (what.kind == opt::statistic::probability) return "";
   for (const auto& v : m.outputs())
-    if (v.name == what.output) return units::si_unit(v.dim);
+    if (v.name == what.output) return v.unit;
   return "";
 }
 

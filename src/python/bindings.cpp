@@ -38,7 +38,7 @@ py::list variables(const std::vector<model::variable>& vars) {
   for (const auto& v : vars) {
     py::dict d;
     d["name"] = v.name;
-    d["unit"] = units::si_unit(v.dim);
+    d["unit"] = v.unit;
     d["nominal"] = v.nominal;
     out.append(d);
   }
@@ -50,7 +50,7 @@ py::list curves(const model::model& m) {
   for (const auto& c : m.curves()) {
     py::dict d;
     d["name"] = c.name;
-    d["unit"] = units::si_unit(c.dim);
+    d["unit"] = c.unit;
     d["abscissa_name"] = c.abscissa_name;
     d["abscissa_unit"] = units::si_unit(c.abscissa_dim);
     d["abscissa"] = py::array_t<double>(static_cast<py::ssize_t>(c.abscissa.size()), c.abscissa.data());

@@ -382,10 +382,10 @@ io::ensemble_schema ensemble_schema_for(const ensemble_study& study, const io::s
         e.attributes.emplace_back("choices", fmt::format("{}", fmt::join(p.values, ", ")));
     s.inputs.push_back(std::move(e));
   }
-  for (const model::variable& v : study.model.outputs()) s.outputs.push_back({v.name, units::si_unit(v.dim)});
+  for (const model::variable& v : study.model.outputs()) s.outputs.push_back({v.name, v.unit});
   for (const model::curve_output& c : study.model.curves())
     s.curves.push_back({c.name, c.abscissa.size(), c.abscissa_name, units::si_unit(c.abscissa_dim),
-                        units::si_unit(c.dim), c.abscissa});
+                        c.unit, c.abscissa});
   s.metadata.study_text = doc.text();
   s.metadata.study_path = doc.file();
   s.metadata.seed = study.sampling.design.seed;

@@ -87,7 +87,7 @@ constexpr double negligible_outside = 1e-6;
 
 void check_in_range(const io::study_table& t, std::string_view key, double value, const model::variable& v) {
   if (!v.valid.contains(value))
-    t.fail(key, fmt::format("{} = {:g} {} is outside the valid range of {}: {}", v.name, value, u::si_unit(v.dim),
+    t.fail(key, fmt::format("{} = {:g} {} is outside the valid range of {}: {}", v.name, value, v.unit,
                             v.name, v.valid.text(v.dim)));
 }
 
@@ -124,7 +124,7 @@ input_spec read_design_variable(const io::study_table& t, input_spec spec, const
 }
 
 input_spec read_parameter(const io::study_table& t, const model::variable& v) {
-  input_spec spec{v.name, u::si_unit(v.dim), io::input_role::fixed, v.nominal, std::nullopt};
+  input_spec spec{v.name, v.unit, io::input_role::fixed, v.nominal, std::nullopt};
   const std::string role = t.choice("role", {"fixed", "aleatoric", "design", "epistemic"});
   if (role == "fixed") {
     t.allow_only({"role", "value"});
@@ -199,7 +199,7 @@ void read_case_table(const io::study_table& t, const std::string& name, const mo
       t.fail(key, fmt::format("has {} values for {} choices: give one value per case", column.values.size(),
                               head.labels.size()));
     for (const double x : column.values) check_in_range(t, key, x, v);
-    given[i] = input_spec{v.name, u::si_unit(v.dim), io::input_role::epistemic, v.nominal, std::nullopt};
+    given[i] = input_spec{v.name, v.unit, io::input_role::epistemic, v.nominal, std::nullopt};
     owner[i] = name;
     epistemic.push_back(std::move(column));
   }
@@ -407,7 +407,7 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
       if (std::isnan(v.nominal))
         parameters.fail(fmt::format("model {} has no default for input {}: give it a [parameters.{}] table",
                                     m.name(), v.name, v.name));
-      study.inputs.push_back({v.name, u::si_unit(v.dim), io::input_role::fixed, v.nominal, std::nullopt});
+      study.inputs.push_back({v.name, v.unit, io::input_role::fixed, v.nominal, std::nullopt});
     }
   }
   const auto aleatoric = study.aleatoric();

@@ -40,6 +40,13 @@ TEST_CASE("threaded_insertion model: registered, inputs named as the issue, nomi
                         "max_axial_force", "max_torque_z", "energy_dissipated", "max_contacts",
                         "drive_slip"})
     CHECK(index_of(out, n) < out.size());
+  // a torque is named as one, though it has an energy's dimension
+  CHECK(m.output_units()[index_of(out, "max_torque_z")] == "N*m");
+  CHECK(m.output_units()[index_of(out, "energy_dissipated")] == "J");
+  CHECK(m.output_units()[index_of(out, "max_contact_force")] == "N");
+  const model::model with_histories = build("curve_points = 11\n");
+  for (const auto& c : with_histories.curves())
+    CHECK(c.unit == (c.name == "torque_z" ? "N*m" : units::si_unit(c.dim)));
   std::vector<double> x;
   for (const auto& v : m.inputs()) x.push_back(v.nominal);
   CHECK(x[index_of(in, "d")] == Approx(8e-3));

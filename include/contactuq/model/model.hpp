@@ -59,6 +59,9 @@ struct variable {
   // Unused for outputs.
   double nominal = std::numeric_limits<double>::quiet_NaN();
   valid_range valid = {};  ///< inputs only
+  // The SI unit's name where the dimension alone would mislead (a torque "N*m", not "J");
+  // model::model sets it from dim when a model leaves it empty.
+  std::string unit = {};
 };
 
 // A curve output: `points` ordinate values per evaluation over a fixed abscissa.
@@ -68,6 +71,7 @@ struct curve_output {
   std::string abscissa_name;      ///< e.g. "x"
   units::dimension abscissa_dim;  ///< dimension of the abscissa
   std::vector<double> abscissa;   ///< the abscissa [SI], one value per point, non-empty
+  std::string unit = {};          ///< the ordinate's SI unit, as variable::unit
 };
 
 // What one evaluation returns: outputs[j] for output j, curves[k] for curve k (each of the
