@@ -86,8 +86,8 @@ def convergence(d, outdir, fmt, tolerance=1e-6):
     ax.set_ylabel(axis_label(d["objectives"][0], d["objective_units"][0]).replace(f"[{d['objective_units'][0]}]", f"[{label}]"))
     ax.set_title(_title(d, "Convergence"), fontsize=9)
     finite = d["f"][own, 0][np.isfinite(d["f"][own, 0])] * factor
-    if finite.size > 4:  # keep the outliers of the first generations from squashing the rest
-        lo, hi = np.percentile(finite, [0, 90])
+    if finite.size > 4:  # keep the poor outliers of the first generations from squashing the rest
+        lo, hi = np.percentile(finite, [10, 100] if maximize else [0, 90])
         pad = 0.05 * (hi - lo if hi > lo else abs(hi) + 1e-12)
         ax.set_ylim(lo - pad, hi + pad)
     legend_outside(ax, fontsize=7)
