@@ -128,7 +128,7 @@ def models():
 
 class Evaluation:
     """Outputs of a batch: outputs (n, m) with NaN where a row failed, status (n,) 0 ok / 1 failed,
-    messages (n,), curves {name: (n, points)}."""
+    messages (n,): a failed row's error or a valid row's note, curves {name: (n, points)}."""
 
     def __init__(self, model, result):
         self.output_names = [o["name"] for o in model.outputs]

@@ -60,7 +60,8 @@ py::list curves(const model::model& m) {
 }
 
 // Every row of `points` (n x inputs, SI, the model's input order) evaluated on `threads` threads
-// (0: all cores). A row that fails gets NaN outputs, status 1 and its message.
+// (0: all cores). A row that fails gets NaN outputs, status 1 and its message; a valid row its
+// note, if the model left one.
 py::dict evaluate(const model::model& m, py::array_t<double, py::array::c_style | py::array::forcecast> points,
                   std::size_t threads) {
   if (points.ndim() != 2 || static_cast<std::size_t>(points.shape(1)) != m.inputs().size())
@@ -95,6 +96,7 @@ py::dict evaluate(const model::model& m, py::array_t<double, py::array::c_style 
             for (std::size_t c = 0; c < curve_values.size(); ++c)
               std::copy(e.curves[c].begin(), e.curves[c].end(),
                         curve_values[c].begin() + static_cast<std::ptrdiff_t>(i * e.curves[c].size()));
+            messages[i] = e.note;
           } catch (const std::exception& error) {
             status[i] = 1;
             messages[i] = error.what();

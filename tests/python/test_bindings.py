@@ -24,6 +24,8 @@ def test_models_list_every_registered_model():
     assert names[:3] == ["Rr", "Rp", "phi"] and "g1_d0" in names
     assert {"name": "peak_insertion", "unit": "N"}.items() <= rp["outputs"][0].items()
     assert rp["inputs"][names.index("K")]["unit"] == "N*m/rad"
+    ti = {v["name"]: v["unit"] for v in listed["threaded_insertion"]["outputs"]}
+    assert ti["max_torque_z"] == "N*m" and ti["energy_dissipated"] == "J"  # a torque is not an energy
 
 
 def test_evaluate_a_hundred_thousand_points_in_parallel():
@@ -56,6 +58,14 @@ def test_model_from_a_dict_and_named_inputs():
     bad = dict(table, L="-1 in")
     with pytest.raises(ValueError, match="L"):
         contactuq.Model(bad)
+
+
+def test_a_valid_row_carries_the_model_s_note():
+    m = contactuq.Model({"type": "threaded_insertion", "thread": "M8x1.25", "tilt": "2 deg",
+                         "phase": "150 deg", "max_steps": 100})
+    r = m.evaluate(np.tile(m.nominal, (2, 1)))
+    assert r.ok.all() and (r.output("outcome") == 5).all()  # undecided, not failed
+    assert all(msg.startswith("inconclusive: more than max_steps = 100") for msg in r.messages)
 
 
 def test_run_a_study_from_a_dict_and_load_it(tmp_path):
