@@ -93,11 +93,12 @@ def _studies_dir():
 
 
 def _example_studies():
-    """{model type: paths of the shipped studies whose [model] uses it}."""
+    """{model type: paths of the shipped studies whose [model] uses it}. Hidden files (an editor's
+    or a checker's temporary study) are not shipped studies."""
     found = {}
     d = _studies_dir()
     for name in sorted(os.listdir(d)) if d else []:
-        if name.endswith(".toml"):
+        if name.endswith(".toml") and not name.startswith("."):
             try:
                 with open(os.path.join(d, name), "rb") as f:
                     kind = tomllib.load(f).get("model", {}).get("type")
@@ -120,6 +121,8 @@ def models():
                 m = Model.from_study(path)
             except ValueError:
                 continue  # a study whose [model] table is read by its method (e.g. a fit)
+            except OSError:
+                continue  # removed since the folder was listed
             entry.update(inputs=m.inputs, outputs=m.outputs, curves=m.curves, example=path)
             break
         out.append(entry)
