@@ -206,10 +206,13 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   if (!(p.stall_abort_turns >= 0.5))
     t.fail("stall_abort_turns", "must be at least 0.5 turns of drive (a stall is seen over half a turn)");
   const std::string feed_mode = t.string_or("feed_mode", "path");
-  if (feed_mode != "path" && feed_mode != "force")
-    t.fail("feed_mode", "must be \"path\" (the equilibrium path 5.1: feed with matching spin) or "
-                        "\"force\" (constant axial_force with the same spin)");
-  p.constant_force = feed_mode == "force";
+  if (feed_mode != "path" && feed_mode != "force" && feed_mode != "guarded")
+    t.fail("feed_mode", "must be \"path\" (the equilibrium path 5.1: feed with matching spin), "
+                        "\"force\" (constant axial_force with the same spin) or \"guarded\" (the "
+                        "path until the grasp pushes with axial_force, then that force)");
+  p.feed_mode = feed_mode == "force"     ? feed_kind::force
+                : feed_mode == "guarded" ? feed_kind::guarded
+                                         : feed_kind::path;
   p.max_steps = t.integer_or("max_steps", p.max_steps);
   const std::int64_t ppt = t.integer_or("points_per_turn", p.points_per_turn);
   if (ppt < 8 || ppt > 4000) t.fail("points_per_turn", "must be an integer in [8, 4000]");

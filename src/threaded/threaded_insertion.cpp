@@ -158,11 +158,11 @@ void insertion_params::validate() const {
           "s", "positive (or unset: turns p / feed)");
   require(feed > 0 || !std::isnan(duration), "feed", feed, "m/s", "positive unless a duration is given");
   require(std::isfinite(gravity) && gravity >= 0, "gravity", gravity, "m/s^2", "non-negative and finite");
-  if (constant_force) {
+  if (feed_mode != feed_kind::path) {
     require(std::isfinite(axial_force) && axial_force > 0, "axial_force", axial_force, "N",
-            "positive and finite (constant-force feed)");
+            "positive and finite (force and guarded feeds)");
     require(grasp.k_z > 0, "k_z", grasp.k_z, "N/m",
-            "positive with a constant-force feed (the axial spring carries the force)");
+            "positive with a force or guarded feed (the axial spring carries the force)");
   }
   require(std::isfinite(lateral_offset) && lateral_offset >= 0 &&
               lateral_offset <= thread.major_diameter,
@@ -722,7 +722,6 @@ class insertion_system {
     const double m_diag[6] = {mass_, mass_, mass_, inertia_.x() + mass_ * lever * lever,
                               inertia_.y() + mass_ * lever * lever, inertia_.z()};
     for (int i = 0; i < 6; ++i) c_diag_[i] = 2 * p.grasp.damping_ratio * std::sqrt(K(i, i) * m_diag[i]);
-    if (p.constant_force) c_diag_[2] = 0;  // the force controller holds the axial force itself
     // equilibrium path (5.1): tip at (e cos, e sin, z0), phase: x_z - p theta_z/2pi = p/2 - p phase/2pi
     x_e0_ = Vector3d(p.lateral_offset * std::cos(p.offset_azimuth),
                      p.lateral_offset * std::sin(p.offset_azimuth), p.z0);
@@ -777,11 +776,10 @@ class insertion_system {
 
   // Gripper pose and velocity on the equilibrium path (5.1), its spin set back by the angle the
   // drive has slipped.
-  // With a constant-force feed the gripper does not feed: follow_axially() places it along its
-  // axis.
+  // With a force feed the gripper does not feed: follow_axially() places it along its axis.
   void gripper(double t, double slip, double slip_rate, Vector3d& x_e, Matrix3d& R_e, Vector3d& v_e,
                Vector3d& w_e) const {
-    const double feed = p_.constant_force ? 0.0 : p_.feed;
+    const double feed = p_.feed_mode == feed_kind::force ? 0.0 : p_.feed;
     x_e = x_e0_ + Vector3d(0, 0, -feed * t);
     R_e = R_tilt_ *
           Eigen::AngleAxisd(theta_z0_ + spin_rate_ * t + slip, Vector3d::UnitZ()).toRotationMatrix();
@@ -789,16 +787,21 @@ class insertion_system {
     w_e = R_tilt_ * Vector3d(0, 0, spin_rate_ + slip_rate);
   }
 
-  // Constant-force feed: moves x_e along the gripper's axis so that the grasp's axial force on
-  // the bolt, the z row of K Delta (k_z Delta_z + k_z_theta_z Delta_theta_z), is -axial_force.
-  void follow_axially(const Vector3d& x, const Matrix3d& R, const Matrix3d& R_e, double twist,
+  // Force and guarded feeds: moves x_e along the gripper's axis so that the grasp's axial force
+  // on the bolt, the z row of K Delta (k_z Delta_z + k_z_theta_z Delta_theta_z), is -axial_force;
+  // a guarded feed only where the path would push harder. Returns whether the force is held: the
+  // gripper then follows the bolt along its axis, and the axial damping is off (the controller
+  // holds the force itself).
+  bool follow_axially(const Vector3d& x, const Matrix3d& R, const Matrix3d& R_e, double twist,
                       Vector3d& x_e) const {
-    if (!p_.constant_force) return;
+    if (p_.feed_mode == feed_kind::path) return false;
     const auto& g = p_.grasp;
     const Vector3d rc(0, 0, g.z_c);
     const double target = (-p_.axial_force - g.k_z_theta_z * twist) / g.k_z;
     const double now = (R_e.transpose() * (x_e + R_e * rc - x - R * rc)).z();
+    if (p_.feed_mode == feed_kind::guarded && now >= target) return false;  // the path pushes less
     x_e += (target - now) * R_e.col(2);
+    return true;
   }
 
   // The spin drive slips once the twist it has wound into the grasp exceeds
@@ -840,7 +843,7 @@ class insertion_system {
     const double twist = (R_e.transpose() * rotation_log(R_e * R.transpose())).z();
     out.slip_rate = slip_rate(twist);
     gripper(t, s.slip, out.slip_rate, x_e, R_e, v_e, w_e);
-    follow_axially(x, R, R_e, twist, x_e);
+    const bool force_held = follow_axially(x, R, R_e, twist, x_e);
     const wrench spring = grasp_spring_wrench(p_.grasp, x, R, x_e, R_e);
     // the clutch dissipates the twist energy it lets go
     out.dissipation -= (p_.grasp.k_theta_z * twist) * out.slip_rate;
@@ -850,6 +853,7 @@ class insertion_system {
     dv.head<3>() = R_e.transpose() * ((v_e + w_e.cross(R_e * Vector3d(0, 0, p_.grasp.z_c))) -
                                       (v_tip + w.cross(rc)));
     dv.tail<3>() = R_e.transpose() * (w_e - w);
+    if (force_held) dv[2] = 0;
     vec6 wd;
     for (int i = 0; i < 6; ++i) wd[i] = c_diag_[i] * dv[i];
     const Vector3d fd = R_e * wd.head<3>();

@@ -80,7 +80,8 @@ TEST_CASE("threaded_insertion model: study errors name the key") {
   CHECK_THROWS_WITH(build("thread = \"M8x1.25\"\nd = \"8 mm\"\n"), Contains("custom"));
   CHECK_THROWS_WITH(build("spring = 3\n"), Contains("spring"));
   CHECK_THROWS_WITH(build("law = \"nonsense\"\n"), Contains("law"));
-  CHECK_THROWS_WITH(build("feed_mode = \"push\"\n"), Contains("feed_mode") && Contains("force"));
+  CHECK_THROWS_WITH(build("feed_mode = \"push\"\n"), Contains("feed_mode") && Contains("force") && Contains("guarded"));
+  CHECK_THROWS_WITH(build("feed_mode = \"guarded\"\naxial_force = \"0 N\"\n"), Contains("axial_force"));
   CHECK_THROWS_WITH(build("feed_mode = \"force\"\nk_z = \"0 N/mm\"\n"), Contains("k_z"));
   CHECK_THROWS_WITH(build("gravity = \"-9.81 m/s^2\"\n"), Contains("gravity"));
   CHECK_THROWS_WITH(build("k_z = \"1 N/mm\"\nk_theta_z = \"0.001 N*m/rad\"\nk_z_theta_z = \"10 N/rad\"\n"),

@@ -391,7 +391,7 @@ TEST_CASE("threaded insertion: gravity sags a bolt hanging in the grasp by m g /
 
 TEST_CASE("threaded insertion: a constant-force feed holds its axial force and screws in a pitch per turn") {
   insertion_params p;  // M8x1.25, in phase, coaxial
-  p.constant_force = true;
+  p.feed_mode = feed_kind::force;
   p.stop_when_decided = false;
   p.turns = 3;
   // the tip starts on the top face: falling from above, the bolt would drop z0 while its spin
@@ -422,6 +422,41 @@ TEST_CASE("threaded insertion: a constant-force feed holds its axial force and s
   p.axial_force = 1;
   p.grasp.k_z = 0;
   CHECK_THROWS_WITH(simulate_insertion(p), Catch::Contains("k_z"));
+}
+
+TEST_CASE("threaded insertion: a guarded feed follows the path until the axial force is reached, then holds it") {
+  // Free of contact the guard never acts: the same start as on the path, to the last digit.
+  insertion_params p;  // M8x1.25, in phase, coaxial: no contact
+  const auto path = simulate_insertion(p);
+  p.feed_mode = feed_kind::guarded;
+  p.axial_force = 0.5;
+  const auto guarded = simulate_insertion(p);
+  CHECK(path.success);
+  CHECK(guarded.outcome == path.outcome);
+  CHECK(guarded.time_to_engage == path.time_to_engage);
+  CHECK(guarded.axial_advance == path.axial_advance);
+  CHECK(guarded.max_axial_force == path.max_axial_force);
+  // Crest on crest the path winds the feed into the axial spring; the guard stops at its force
+  // and holds it while the drive turns on. The force is held along the gripper's axis and the
+  // output is along z: the gripper is tilted 0.35 degrees, so the lateral spring's 1.2 N (0.58 mm
+  // offset) shows there as 7 mN.
+  insertion_params jam = crest_on_crest_jam();
+  jam.turns = 3;
+  jam.stall_abort_turns = 1;
+  const auto wound = simulate_insertion(jam);
+  INFO("path: outcome " << static_cast<int>(wound.outcome) << ", axial force " << wound.max_axial_force << " N");
+  CHECK(wound.outcome == insertion_outcome::jammed);
+  CHECK(wound.max_axial_force > 2.0);
+  jam.feed_mode = feed_kind::guarded;
+  for (double force : {0.5, 1.0}) {
+    jam.axial_force = force;
+    const auto held = simulate_insertion(jam);
+    INFO("guarded at " << force << " N: outcome " << static_cast<int>(held.outcome) << ", axial force "
+                       << held.max_axial_force << " N, " << held.message);
+    CHECK(held.outcome == insertion_outcome::jammed);
+    CHECK(held.max_axial_force == Approx(force).epsilon(0.02));
+    CHECK(held.axial_advance < wound.axial_advance + 1e-6);
+  }
 }
 
 TEST_CASE("threaded insertion: bad inputs are errors naming the input") {

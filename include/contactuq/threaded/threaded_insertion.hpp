@@ -15,8 +15,9 @@
 // per gripper axis, M = (m, m, m, I_t + m (L/2 - z_c)^2, same, I_z), on the velocity relative to
 // the gripper. The gripper follows the equilibrium path (5.1): feed v down, spin -2 pi v / p; the
 // spin drive slips (a regularized clutch) once the twist wound into the grasp exceeds
-// drive_torque_limit / k_theta_z. With constant_force it spins the same way, holds a constant
-// axial force and follows the bolt along its axis.
+// drive_torque_limit / k_theta_z. With a force feed it spins the same way, holds a constant
+// axial force and follows the bolt along its axis; with a guarded one it follows the path until
+// the axial force is reached, then holds it.
 // Contact: the bolt's crest helices (crest centre and both crest-arc ends) and tip circle are
 // tested against the nut, the nut's crest helices and top edge against the bolt (thesis §3.4.2),
 // at `points_per_turn` points per turn fixed in the part that carries each curve. Every stretch
@@ -71,6 +72,9 @@ wrench grasp_spring_wrench(const grasp_params& g, const Eigen::Vector3d& x, cons
 double grasp_spring_energy(const grasp_params& g, const Eigen::Vector3d& x, const Eigen::Matrix3d& R,
                            const Eigen::Vector3d& x_e, const Eigen::Matrix3d& R_e);
 
+// How the gripper moves along its axis (insertion_params::feed_mode).
+enum class feed_kind { path, force, guarded };
+
 struct insertion_params {
   thread_params thread;
   grasp_params grasp;
@@ -90,13 +94,15 @@ struct insertion_params {
   // NaN: 0.2 N*m, or a quarter turn of wind-up if that is less.
   double drive_torque_limit = std::numeric_limits<double>::quiet_NaN();
   double feed = 2.5e-3;             ///< gripper feed along -z [m/s], >= 0 (0 needs duration)
-  // Feed mode. false: the equilibrium path (5.1), the gripper fed at `feed` with matching spin.
-  // true: constant axial force with spin: the gripper spins as on the path (a pitch per turn at
-  // `feed`) and moves along its axis so that the grasp's axial force on the bolt,
-  // k_z Delta_z + k_z_theta_z Delta_theta_z, is `axial_force` down its axis, as a force
-  // controller holds it (no axial damping); needs k_z > 0.
-  bool constant_force = false;
-  double axial_force = 1.0;         ///< [N], > 0, in constant_force mode
+  // Feed mode (the study key `feed_mode`). path: the equilibrium path (5.1), the gripper fed at
+  // `feed` with matching spin. force: constant axial force with spin: the gripper spins as on the
+  // path (a pitch per turn at `feed`) and moves along its axis so that the grasp's axial force on
+  // the bolt, k_z Delta_z + k_z_theta_z Delta_theta_z, is `axial_force` down its axis, as a force
+  // controller holds it (no axial damping); needs k_z > 0. guarded: the path (5.1) with that axial
+  // force as a limit (a guarded move): the gripper feeds until the grasp pushes the bolt with
+  // `axial_force`, then holds that force as in `force` for as long as the path would push harder.
+  feed_kind feed_mode = feed_kind::path;
+  double axial_force = 1.0;         ///< [N], > 0, with feed_mode force or guarded
   double gravity = 0;               ///< acceleration of gravity along -z [m/s^2], >= 0 (thesis: none)
   double duration = std::numeric_limits<double>::quiet_NaN();  ///< [s]; NaN: turns p / feed
   double lateral_offset = 0;        ///< initial offset of the tip from the nut axis [m]
