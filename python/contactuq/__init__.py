@@ -31,7 +31,7 @@ if not os.environ.get("CONTACTUQ_DATA") and os.path.isdir(_installed_data):
 
 from .api import Evaluation, Model, analyze, check, models, run, to_toml  # noqa: E402
 
-__all__ = ["Ensemble", "ResultFile", "load", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN", "models",
+__all__ = ["Ensemble", "ResultFile", "load", "file_format", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN", "models",
            "Model", "Evaluation", "run", "check", "analyze", "to_toml"]
 
 #: Names of the codes in /status, indexed by code.
@@ -171,18 +171,38 @@ def complete_rows(f):
     return int(unwritten[0]) if unwritten.size else rows
 
 
+# A default that tells "no default given" from None.
+_REQUIRED = object()
+
+
+def _path(path):
+    """A path inside a file as ResultFile keys it: no leading or trailing "/" ("" the root)."""
+    return str(path).strip("/")
+
+
 class ResultFile:
     """Any other contactuq result file (curve, impact, evaluate, pin-slot, optimisation,
-    calibration): its root attributes and every dataset as NumPy arrays (strings as str), by path.
+    calibration, fit): its root attributes and every dataset as NumPy arrays (strings as str), by
+    path, with the attributes of every group and dataset.
 
     Attributes:
         attrs: dict of the root attributes (format, format_version, method, model, ...).
         datasets: dict "group/name" -> array (or str for a scalar string).
         units: dict "group/name" -> the dataset's `units` attribute, where it has one.
+        attributes: dict "group/name" -> dict of the attributes of that group or dataset, where
+            it has any (the root's are `attrs`).
+        members: dict group path ("" for the root) -> the names in that group, in the order
+            h5py lists them.
+        path: the file it was read from.
+
+    Paths may start with "/" or not: r["/trace/t"] is r["trace/t"].
     """
 
-    def __init__(self, attrs, datasets, units):
+    def __init__(self, attrs, datasets, units, attributes=None, members=None, path=""):
         self.attrs, self.datasets, self.units = attrs, datasets, units
+        self.attributes = attributes if attributes is not None else {}
+        self.members = members if members is not None else {}
+        self.path = path
 
     @property
     def format(self):
@@ -192,10 +212,74 @@ class ResultFile:
     def method(self):
         return self.attrs.get("method", "")
 
+    def __contains__(self, path):
+        path = _path(path)
+        return path in self.datasets or path in self.members
+
     def __getitem__(self, path):
+        path = _path(path)
         if path not in self.datasets:
             raise KeyError(f"no dataset {path!r}; the file has: {', '.join(self.datasets)}")
         return self.datasets[path]
+
+    def get(self, path, default=None):
+        """The dataset at `path`, or `default` where the file has none."""
+        return self.datasets.get(_path(path), default)
+
+    def children(self, path=""):
+        """Names in the group at `path` ("" the root), in the order h5py lists them."""
+        path = _path(path)
+        if path not in self.members:
+            raise KeyError(f"no group {path!r} in {self.path}")
+        return list(self.members[path])
+
+    def attr(self, path, key, default=_REQUIRED):
+        """Attribute `key` of the group or dataset at `path` ("" the root); `default` where it has
+        none (none given: KeyError)."""
+        path = _path(path)
+        attrs = self.attrs if path == "" else self.attributes.get(path, {})
+        if key in attrs:
+            return attrs[key]
+        if default is _REQUIRED:
+            raise KeyError(f"{self.path}: /{path} has no attribute {key!r}")
+        return default
+
+    def unit(self, path, default=_REQUIRED):
+        """The `units` attribute of the dataset at `path`; `default` where it has none (none
+        given: ValueError, a dataset of a value without units is an error of the writer)."""
+        path = _path(path)
+        if path in self.units:
+            return self.units[path]
+        if default is _REQUIRED:
+            self[path]  # KeyError for a dataset that is not there
+            raise ValueError(f"{self.path}: dataset /{path} has no units attribute")
+        return default
+
+    def quantity(self, path, default_unit=_REQUIRED):
+        """(values, units) of the dataset at `path`."""
+        return self[path], self.unit(path, default_unit)
+
+    def curves(self, group="curves"):
+        """The curves of the file's /curves group (an evaluate file of a model with curves), as
+        Ensemble.curve_info plus the values: {name: {"values", "ordinate_unit", "abscissa_name",
+        "abscissa_unit", "abscissa"}}, in the order of the group's attribute `names`; {} when the
+        file has no such group."""
+        if _path(group) not in self.members:
+            return {}
+        out = {}
+        for name in _texts(self.attr(group, "names")):
+            path = f"{_path(group)}/{name}"
+            values, attrs = self[path], self.attributes.get(path, {})
+            out[name] = {
+                "values": values,
+                # An ensemble's curves name it ordinate_unit, an evaluate file's units.
+                "ordinate_unit": attrs["ordinate_unit"] if "ordinate_unit" in attrs else self.unit(path),
+                "abscissa_name": self.attr(path, "abscissa_name"),
+                "abscissa_unit": self.attr(path, "abscissa_unit"),
+                "abscissa": (np.asarray(attrs["abscissa"]) if "abscissa" in attrs
+                             else np.arange(np.shape(values)[-1], dtype=float)),
+            }
+        return out
 
     def __repr__(self):
         return f"<contactuq.ResultFile {self.format} ({self.method}), {len(self.datasets)} datasets>"
@@ -209,29 +293,58 @@ def _value(v):
     return v.item() if hasattr(v, "item") and np.ndim(v) == 0 else v
 
 
-def _load_other(f):
-    datasets, units = {}, {}
+def _load_other(f, path):
+    datasets, units, attributes, members = {}, {}, {}, {}
 
-    def visit(name, obj):
-        if isinstance(obj, h5py.Dataset):
-            value = obj[()]
-            datasets[name] = _value(value)
-            if "units" in obj.attrs:
-                units[name] = _value(obj.attrs["units"])
+    def walk(group, prefix):
+        members[prefix] = list(group)
+        for name in members[prefix]:
+            obj = group[name]
+            where = f"{prefix}/{name}" if prefix else name
+            if obj.attrs:
+                attributes[where] = {k: _value(v) for k, v in obj.attrs.items()}
+            if isinstance(obj, h5py.Group):
+                walk(obj, where)
+            elif isinstance(obj, h5py.Dataset):
+                datasets[where] = _value(obj[()])
+                if "units" in obj.attrs:
+                    units[where] = attributes[where]["units"]
 
-    f.visititems(visit)
-    return ResultFile({k: _value(v) for k, v in f.attrs.items()}, datasets, units)
+    walk(f, "")
+    return ResultFile({k: _value(v) for k, v in f.attrs.items()}, datasets, units, attributes, members, str(path))
 
 
-def load(path):
-    """Reads the result file at `path`: an ensemble (`sample`, `nested` studies) as an Ensemble
-    of its complete samples, any other contactuq file as a ResultFile."""
+def _format(f, path):
+    """The format attribute of an open file; ValueError unless contactuq wrote it."""
+    fmt = _text(f.attrs.get("format", ""))
+    if not fmt.startswith("contactuq-"):
+        raise ValueError(f"{path}: not a contactuq result file (format attribute {fmt!r})")
+    return fmt
+
+
+def file_format(path):
+    """The format of the result file at `path` ("contactuq-ensemble", "contactuq-curve", ...),
+    read without loading its data; ValueError for a file contactuq did not write."""
     with _open(path) as f:
-        fmt = _text(f.attrs.get("format", ""))
-        if not fmt.startswith("contactuq-"):
-            raise ValueError(f"{path}: not a contactuq result file (format attribute {fmt!r})")
+        return _format(f, path)
+
+
+def load(path, format=None, version=1):
+    """Reads the result file at `path`: an ensemble (`sample`, `nested` studies) as an Ensemble
+    of its complete samples, any other contactuq file as a ResultFile. With `format` (e.g.
+    "contactuq-curve"), a file of another format or of a format_version other than `version`
+    is refused with ValueError before its data are read."""
+    with _open(path) as f:
+        fmt = _format(f, path)
+        if format is not None:
+            if fmt != format:
+                raise ValueError(f"{path}: not a {format} file (format attribute {fmt!r})")
+            found = int(f.attrs.get("format_version", -1))
+            if found != version:
+                raise ValueError(f"{path}: {format[len('contactuq-'):]} file format version {found}, "
+                                 f"this reader knows {version}")
         if fmt != "contactuq-ensemble":
-            return _load_other(f)
+            return _load_other(f, path)
         rows = complete_rows(f)
         inputs = f["inputs"]
         keys = _texts(inputs.attrs["column_attributes"])
