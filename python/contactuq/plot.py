@@ -11,17 +11,13 @@ import json
 import os
 import sys
 
-from . import _open, _text
+from . import file_format
 from .plots import style
 
 
 def file_kind(path):
     """The plots module name of a contactuq file: its format without "contactuq-", '-' -> '_'."""
-    with _open(path) as f:
-        fmt = _text(f.attrs.get("format", ""))
-    if not fmt.startswith("contactuq-"):
-        raise ValueError(f"{path}: not a file written by contactuq (format attribute {fmt!r})")
-    return fmt[len("contactuq-"):].replace("-", "_")
+    return file_format(path)[len("contactuq-"):].replace("-", "_")
 
 
 def main(argv=None):

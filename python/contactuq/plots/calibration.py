@@ -20,15 +20,10 @@ and shown in the display units of style.display_unit (the study's [output] units
 the variable).
 """
 
-import h5py
-import matplotlib
 import numpy as np
 
-from .. import _text, _texts
-from .style import COLOURS, display_unit, legend_outside, save, series_style
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from .. import _texts, load
+from .style import COLOURS, axis_label, display_unit, legend_outside, plt, save, series_style
 
 _ESTIMATE_COLUMNS = ("value", "standard_error", "low", "high", "bound_low", "bound_high", "start",
                      "clustered_low", "clustered_high", "bootstrap_low", "bootstrap_high")
@@ -37,66 +32,52 @@ _INTERVALS = (("", "Jacobian", COLOURS["primary"]), ("clustered_", "clustered (s
               ("bootstrap_", "bootstrap", COLOURS["tertiary"]))
 
 
-def _label(text, unit, name=None):
-    """Axis label "text [unit]" in the unit the variable `name` is shown in ("-": dimensionless)."""
-    label, _ = display_unit(unit, name)
-    return f"{text} [{label or '-'}]"
-
-
 def _read(path):
-    with h5py.File(path, "r") as f:
-        if _text(f.attrs.get("format", "")) != "contactuq-calibration":
-            raise ValueError(f"{path}: not a contactuq calibration file")
-        if int(f.attrs["format_version"]) != 1:
-            raise ValueError(f"{path}: calibration file format version {int(f.attrs['format_version'])}, "
-                             "this reader knows 1")
-        missing = [k for k in ("estimates/names", "estimates/units", "estimates/value", "estimates/low",
-                               "estimates/high", "residuals") if k not in f]
-        if missing:
-            raise ValueError(f"{path}: calibration file without {', '.join('/' + k for k in missing)}")
-        d = {k: (_text(v) if isinstance(v, (bytes, str)) else v) for k, v in f.attrs.items()}
-        d["study"] = _text(f["study"][()]) if "study" in f else ""
-        e = f["estimates"]
-        est = {"names": _texts(e["names"][()]), "units": _texts(e["units"][()])}
-        for k in _ESTIMATE_COLUMNS:
-            est[k] = e[k][()] if k in e else np.full(len(est["names"]), np.nan)
-        for k in ("correlation", "bootstrap"):
-            est[k] = e[k][()] if k in e else None
-        d["estimates"] = est
-        r = f["residuals"]
-        d["cases"] = _texts(r.attrs["cases"]) if "cases" in r.attrs else []
-        d["residuals"] = {}
-        for name in r:
-            g = r[name]
-            res = {"kind": _text(g.attrs.get("kind", "output")), "scale": float(g.attrs.get("scale", np.nan)),
-                   "rms": float(g.attrs.get("rms", np.nan)), "unit": _text(g["measured"].attrs.get("units", "")),
-                   "case": g["case"][()].astype(int)}
-            for k in ("measured", "fitted", "residual"):
-                res[k] = g[k][()]
-            if res["kind"] == "curve":
-                if "x" not in g:
-                    raise ValueError(f"{path}: curve residuals /residuals/{name} without their abscissa x")
-                res["x"] = g["x"][()]
-                res["x_name"] = _text(g["x"].attrs.get("name", "abscissa"))
-                res["x_unit"] = _text(g["x"].attrs.get("units", ""))
-            d["residuals"][name] = res
+    r = load(path, "contactuq-calibration")
+    missing = [k for k in ("estimates/names", "estimates/units", "estimates/value", "estimates/low",
+                           "estimates/high", "residuals") if k not in r]
+    if missing:
+        raise ValueError(f"{path}: calibration file without {', '.join('/' + k for k in missing)}")
+    d = dict(r.attrs)
+    d["study"] = r.get("study", "")
+    est = {"names": _texts(r["estimates/names"]), "units": _texts(r["estimates/units"])}
+    for k in _ESTIMATE_COLUMNS:
+        est[k] = r.get(f"estimates/{k}", np.full(len(est["names"]), np.nan))
+    for k in ("correlation", "bootstrap"):
+        est[k] = r.get(f"estimates/{k}")
+    d["estimates"] = est
+    d["cases"] = _texts(r.attr("residuals", "cases", []))
+    d["residuals"] = {}
+    for name in r.children("residuals"):
+        g = f"residuals/{name}"
+        res = {"kind": r.attr(g, "kind", "output"), "scale": float(r.attr(g, "scale", np.nan)),
+               "rms": float(r.attr(g, "rms", np.nan)), "unit": r.unit(f"{g}/measured", ""),
+               "case": r[f"{g}/case"].astype(int)}
+        for k in ("measured", "fitted", "residual"):
+            res[k] = r[f"{g}/{k}"]
+        if res["kind"] == "curve":
+            if f"{g}/x" not in r:
+                raise ValueError(f"{path}: curve residuals /residuals/{name} without their abscissa x")
+            res["x"] = r[f"{g}/x"]
+            res["x_name"] = r.attr(f"{g}/x", "name", "abscissa")
+            res["x_unit"] = r.unit(f"{g}/x", "")
+        d["residuals"][name] = res
     if not d["residuals"]:
         raise ValueError(f"{path}: the calibration stored no residuals to draw")
+    d["case_inputs"] = _case_inputs(r)
     return d
 
 
 # --- the varied inputs ------------------------------------------------------------------------
 
-def _case_inputs(path):
+def _case_inputs(r):
     """{input: (display unit, values per case)} of the inputs the measured data set per case
     (/cases, with /cases@measured_inputs), or {} for a file written before /cases existed."""
-    with h5py.File(path, "r") as f:
-        if "cases/inputs" not in f:
-            return {}
-        ds = f["cases/inputs"]
-        names, units = _texts(ds.attrs["names"]), _texts(ds.attrs["units"])
-        measured = set(_texts(f["cases"].attrs.get("measured_inputs", [])))
-        values = ds[()]
+    if "cases/inputs" not in r:
+        return {}
+    names, units = _texts(r.attr("cases/inputs", "names")), _texts(r.attr("cases/inputs", "units"))
+    measured = set(_texts(r.attr("cases", "measured_inputs", [])))
+    values = r["cases/inputs"]
     out = {}
     for j, (name, unit) in enumerate(zip(names, units)):
         if name in measured:
@@ -182,7 +163,7 @@ def _outputs_figure(d, names, axis, outdir, fmt):
             xs, ys = _fitted_line(x, r["fitted"])
             ax.plot(xs, ys * factor, "-", lw=1.2, marker="x", ms=5, color=COLOURS["model"],
                     label="calibrated model\n(at the measured inputs)")
-        ax.set_ylabel(_label(name, r["unit"], name))
+        ax.set_ylabel(axis_label(name, r["unit"], name))
         ax.set_title(f"{name}: rms of model - measured {r['rms'] * factor:.3g} {display_unit(r['unit'], name)[0]}",
                      fontsize=9)
         legend_outside(ax)
@@ -210,7 +191,7 @@ def _residuals_figure(d, names, axis, outdir, fmt):
         res = r["residual"] * factor
         ax.plot(x, res, "o", ms=4, color=COLOURS["primary"],
                 label=f"rms {r['rms'] * factor:.3g}, bias {np.nanmean(res):+.2g} {label}")
-        ax.set_ylabel(_label(f"{name}\nmodel - measured", r["unit"], name))
+        ax.set_ylabel(axis_label(f"{name}\nmodel - measured", r["unit"], name))
         legend_outside(ax)
     _set_case_axis(axes[-1, 0], xname, xunit, ticks, used)
     fig.suptitle(f"{d.get('title') or d.get('model', '')}\nresiduals of the calibrated model "
@@ -222,7 +203,7 @@ def _curve_figure(d, name, outdir, fmt):
     """Measured points and the model curve of every case, and the residuals along the curve."""
     r = d["residuals"][name]
     label, factor = display_unit(r["unit"], name)
-    x_label, x_factor = display_unit(r["x_unit"], r["x_name"])
+    _, x_factor = display_unit(r["x_unit"], r["x_name"])
     fig, axes = plt.subplots(2, 1, figsize=(7.0, 6.0), sharex=True, constrained_layout=True,
                              gridspec_kw={"height_ratios": (2.0, 1.0)})
     for ax in axes:
@@ -241,9 +222,9 @@ def _curve_figure(d, name, outdir, fmt):
         axes[1].axhspan(-r["scale"] * factor, r["scale"] * factor, color=COLOURS["band"], alpha=0.2,
                         label=f"\u00b1 scale {r['scale'] * factor:.3g} {label}")
         legend_outside(axes[1])
-    axes[0].set_ylabel(_label(name, r["unit"], name))
-    axes[1].set_ylabel(_label("model - measured", r["unit"], name))
-    axes[1].set_xlabel(f"{r['x_name']} [{x_label or '-'}]")
+    axes[0].set_ylabel(axis_label(name, r["unit"], name))
+    axes[1].set_ylabel(axis_label("model - measured", r["unit"], name))
+    axes[1].set_xlabel(axis_label(r["x_name"], r["x_unit"], r["x_name"]))
     axes[0].set_title(f"{d.get('title') or d.get('model', '')}\n{name}: rms {r['rms'] * factor:.3g} {label}",
                       fontsize=9)
     legend_outside(axes[0], fontsize=7)
@@ -260,7 +241,7 @@ def _estimates_figure(d, outdir, fmt):
     fig, axes = plt.subplots(n, 1, figsize=(7.0, 1.5 * n + 0.9), constrained_layout=True, squeeze=False)
     for i, ax in enumerate(axes[:, 0]):
         name, unit = est["names"][i], est["units"][i]
-        label, factor = display_unit(unit, name)
+        _, factor = display_unit(unit, name)
         ax.grid(True, axis="x", alpha=0.3)
         value = est["value"][i] * factor
         ax.axvline(value, color="k", lw=1.0, label=f"estimate {value:.5g}")
@@ -277,7 +258,7 @@ def _estimates_figure(d, outdir, fmt):
             ax.plot(reps, jitter, ".", ms=3, color="0.45", label=f"bootstrap replicates ({reps.size})")
         ax.set_yticks([])
         ax.set_ylim(-0.8, len(_INTERVALS) + 0.8)
-        ax.set_xlabel(f"{name} [{label or '-'}]")
+        ax.set_xlabel(axis_label(name, unit, name))
         start, lo_b, hi_b = (est[k][i] * factor for k in ("start", "bound_low", "bound_high"))
         ax.set_title(f"{name}: bounds [{lo_b:.4g}, {hi_b:.4g}], start {start:.4g}", fontsize=8)
         legend_outside(ax, fontsize=7)
@@ -306,7 +287,7 @@ def plot(path, outdir, fmt, args=None):
                          f"the file has {', '.join(d['residuals'])}")
     written = []
     if outputs:
-        axis = _abscissa(d, outputs, _case_inputs(path))
+        axis = _abscissa(d, outputs, d["case_inputs"])
         written.append(_outputs_figure(d, outputs, axis, outdir, fmt))
         written.append(_residuals_figure(d, outputs, axis, outdir, fmt))
     for name in curves:

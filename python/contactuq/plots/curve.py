@@ -15,15 +15,11 @@ in the display units of style.display_unit. Units are looked up by unit only, ne
 name, so that values already in the study's units are not converted twice.
 """
 
-import h5py
 import matplotlib
 import numpy as np
 
-from .. import _text
-from .style import COLOURS, OKABE_ITO, display_unit, legend_outside, save
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from .. import load
+from .style import COLOURS, OKABE_ITO, axis_label, display_unit, legend_outside, plt, save
 
 # Arm-state fields stored per group, by panel of the group figure.
 _GROUP_PANELS = (("forces on one arm", ("Fx", "Fy", "Fn", "Ft")),
@@ -41,50 +37,32 @@ _CRITICAL_STYLES = ((COLOURS["limit"], ":"), (OKABE_ITO["bluish green"], "--"),
                     (OKABE_ITO["black"], (0, (6, 1.5, 1, 1.5))))
 
 
-def _label(text, unit):
-    """Axis label "text [unit]" in the unit the values are shown in ("-": dimensionless)."""
-    label, _ = display_unit(unit)
-    return f"{text} [{label or '-'}]"
-
-
-def _dataset(ds):
-    """(values, units) of a dataset; a dataset without units is an error of the writer."""
-    if "units" not in ds.attrs:
-        raise ValueError(f"dataset {ds.name} has no units attribute")
-    return ds[()], _text(ds.attrs["units"])
-
-
 def _read(path):
-    with h5py.File(path, "r") as f:
-        if _text(f.attrs.get("format", "")) != "contactuq-curve":
-            raise ValueError(f"{path}: not a contactuq curve file")
-        if int(f.attrs["format_version"]) != 1:
-            raise ValueError(f"{path}: curve file format version {int(f.attrs['format_version'])}, "
-                             "this reader knows 1")
-        missing = [k for k in ("x", "v_norm", "Fx_total", "Fy_total", "groups") if k not in f]
-        if missing:
-            raise ValueError(f"{path}: curve file without {', '.join('/' + k for k in missing)}")
-        title = _text(f.attrs.get("title", ""))
-        if not title and "study" in f:
-            title = _text(f["study"].attrs.get("title", ""))
-        d = {"title": title or _text(f.attrs.get("model", "")), "method": _text(f.attrs.get("method", "evaluate"))}
-        d["x"] = _dataset(f["x"])
-        d["v_norm"] = f["v_norm"][()]
-        for k in ("Fx_total", "Fy_total"):
-            d[k] = _dataset(f[k])
-        d["groups"] = []
-        for name in sorted(f["groups"], key=lambda g: (0, int(g[1:]), g) if g[1:].isdigit() else (1, 0, g)):
-            g = f["groups"][name]
-            group = {"name": name, "direction": _text(g.attrs.get("direction", "")),
-                     "count": int(g.attrs.get("count", 1)),
-                     "d0": (float(g.attrs["d0"]), _text(g.attrs.get("d0_units", ""))) if "d0" in g.attrs else None}
-            for k in g:
-                group[k] = _dataset(g[k])
-            d["groups"].append(group)
-        d["summary"] = {k: _dataset(f["summary"][k]) for k in _SUMMARY if "summary" in f and k in f["summary"]}
-        if "sweep" in f:
-            values, unit = _dataset(f["sweep"])
-            d["sweep"] = (_text(f["sweep"].attrs.get("parameter", "swept value")), unit, values)
+    r = load(path, "contactuq-curve")
+    missing = [k for k in ("x", "v_norm", "Fx_total", "Fy_total", "groups") if k not in r]
+    if missing:
+        raise ValueError(f"{path}: curve file without {', '.join('/' + k for k in missing)}")
+    title = r.attrs.get("title", "")
+    if not title and "study" in r:
+        title = r.attr("study", "title", "")
+    d = {"title": title or r.attrs.get("model", ""), "method": r.attrs.get("method", "evaluate")}
+    d["x"] = r.quantity("x")
+    d["v_norm"] = r["v_norm"]
+    for k in ("Fx_total", "Fy_total"):
+        d[k] = r.quantity(k)
+    d["groups"] = []
+    for name in sorted(r.children("groups"), key=lambda g: (0, int(g[1:]), g) if g[1:].isdigit() else (1, 0, g)):
+        g = f"groups/{name}"
+        d0 = r.attr(g, "d0", None)
+        group = {"name": name, "direction": r.attr(g, "direction", ""), "count": int(r.attr(g, "count", 1)),
+                 "d0": (float(d0), r.attr(g, "d0_units", "")) if d0 is not None else None}
+        for k in r.children(g):
+            group[k] = r.quantity(f"{g}/{k}")
+        d["groups"].append(group)
+    d["summary"] = {k: r.quantity(f"summary/{k}") for k in _SUMMARY if f"summary/{k}" in r}
+    if "sweep" in r:
+        values, unit = r.quantity("sweep")
+        d["sweep"] = (r.attr("sweep", "parameter", "swept value"), unit, values)
     rows = d["Fx_total"][0].shape[0]
     if rows == 0:
         raise ValueError(f"{path}: the curve file holds no curves")
@@ -132,7 +110,7 @@ def _colour_bar(fig, ax, d, scale):
     mapped = matplotlib.colors.Normalize(vmin=norm.vmin * factor, vmax=norm.vmax * factor)
     shown = matplotlib.colors.ListedColormap(cmap(np.linspace(0, _VIRIDIS_TOP, 256)))
     sm = matplotlib.cm.ScalarMappable(norm=mapped, cmap=shown)
-    fig.colorbar(sm, ax=ax, pad=0.02, label=_label(name, unit))
+    fig.colorbar(sm, ax=ax, pad=0.02, label=axis_label(name, unit))
 
 
 def _stroke_legend(ax):
@@ -186,11 +164,11 @@ def _force_figure(d, outdir, fmt):
             if key == "Fx_total":
                 ax.plot([], [], "v", mfc="none", color="0.3", label="peak insertion")
                 ax.plot([], [], "^", mfc="none", color="0.3", label="peak withdrawal")
-        ax.set_ylabel(_label(name, unit))
+        ax.set_ylabel(axis_label(name, unit))
         if many:
             _colour_bar(fig, ax, d, scale)
         legend_outside(ax)
-    axes[1].set_xlabel(_label("displacement x", x_unit))
+    axes[1].set_xlabel(axis_label("displacement x", x_unit))
     arms = ", ".join(f"{g['count']} x {g['direction'] or g['name']}" for g in d["groups"])
     axes[0].set_title(f"{d['title']}\nforce along the stroke ({arms} arms)", fontsize=9)
     return save(fig, outdir, "curve_force", fmt)
@@ -235,7 +213,7 @@ def _group_figure(d, group, outdir, fmt):
         shown = sorted({display_unit(u)[0] or "-" for u in units})
         ax.set_ylabel(f"{title} [{', '.join(shown)}]")
         legend_outside(ax, fontsize=7)
-    axes[-1, 0].set_xlabel(_label("displacement x", x_unit))
+    axes[-1, 0].set_xlabel(axis_label("displacement x", x_unit))
     about = f"group {group['name']}: {group['direction']} arm"
     if group["d0"]:
         d0, d0_unit = group["d0"]
@@ -271,13 +249,13 @@ def _group_sweep_figure(d, outdir, fmt):
         if fixed:
             _critical_lines(ax, group, 0, x_factor, labelled=True)
         _stroke_legend(ax)
-        ax.set_ylabel(_label("Fx", unit))
+        ax.set_ylabel(axis_label("Fx", unit))
         ax.set_title(f"group {group['name']}: one {group['direction']} arm ({group['count']} in the group)",
                      fontsize=9, pad=12)
         if many:
             _colour_bar(fig, ax, d, scale)
         legend_outside(ax, fontsize=7)
-    axes[-1, 0].set_xlabel(_label("displacement x", x_unit))
+    axes[-1, 0].set_xlabel(axis_label("displacement x", x_unit))
     fig.suptitle(d["title"], fontsize=9)
     return save(fig, outdir, "curve_groups", fmt)
 
@@ -299,7 +277,7 @@ def _summary_figure(d, outdir, fmt):
             y, force_unit = s[key]
             _, factor = display_unit(force_unit)
             ax.plot(v, y[order] * factor, marker, ms=5, mfc="none", label=text)
-    ax.set_ylabel(_label("|Fx_total| peak", force_unit or ""))
+    ax.set_ylabel(axis_label("|Fx_total| peak", force_unit or ""))
     legend_outside(ax)
     ax = axes[1]
     ax.grid(True, alpha=0.3)
@@ -327,8 +305,8 @@ def _summary_figure(d, outdir, fmt):
                 colour, ls = _CRITICAL_STYLES[0 if key == "x_c" else j + 1]
                 ax.plot(v, col * factor, ls=ls, marker=marker, ms=3.5, lw=0.9, color=colour,
                         label=f"{group['name']} {tag}")
-    ax.set_ylabel(_label("displacement x", length_unit))
-    ax.set_xlabel(_label(name, unit))
+    ax.set_ylabel(axis_label("displacement x", length_unit))
+    ax.set_xlabel(axis_label(name, unit))
     legend_outside(ax)
     axes[0].set_title(f"{d['title']}\nresults against {name}", fontsize=9)
     return save(fig, outdir, "curve_summary", fmt)

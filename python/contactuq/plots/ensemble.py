@@ -60,7 +60,7 @@ def scalar_figures(e, name, outdir, fmt, limit=None):
             ax.axvline(q, color="k", linestyle=style, linewidth=1, label=f"{p} % quantile = {q:.4g}")
         _limit_lines(ax, limit, factor)
         legend_outside(ax, fontsize=8)
-    ax.set_xlabel(axis_label(name, unit))
+    ax.set_xlabel(axis_label(name, unit, name))
     ax.set_ylabel("samples")
     ax.set_title(f"{name}: histogram ({note})\n{_title(e)}", fontsize=9)
     written.append(save(fig, outdir, f"{name}_histogram", fmt))
@@ -76,7 +76,7 @@ def scalar_figures(e, name, outdir, fmt, limit=None):
                         color=COLOURS["primary"], alpha=0.15, label="95 % DKW band")
         _limit_lines(ax, limit, factor)
         legend_outside(ax, fontsize=8)
-    ax.set_xlabel(axis_label(name, unit))
+    ax.set_xlabel(axis_label(name, unit, name))
     ax.set_ylabel("P(output <= x)")
     ax.set_ylim(0, 1)
     ax.set_title(f"{name}: empirical CDF ({note})\n{_title(e)}", fontsize=9)
@@ -119,8 +119,8 @@ def curve_figure(e, name, outdir, fmt):
         drawn += values.shape[0]
     if drawn:
         legend_outside(ax, fontsize=7 if cases else 8)
-    ax.set_xlabel(axis_label(info["abscissa_name"], info["abscissa_unit"]))
-    ax.set_ylabel(axis_label(name, info["ordinate_unit"]))
+    ax.set_xlabel(axis_label(info["abscissa_name"], info["abscissa_unit"], info["abscissa_name"]))
+    ax.set_ylabel(axis_label(name, info["ordinate_unit"], name))
     what = f"per model ({len(cases)} epistemic cases)" if cases else "median and 5-95 % band"
     if drawn == len(groups) and all(v.shape[0] == 1 for _, v in groups):
         what = "one sample per case" if cases else "one sample"
@@ -342,8 +342,8 @@ def probability_map_figure(e, name, outdir, fmt, chosen=None):
             text = "no\nsamples" if count[i, k] == 0 else f"{p[i, k]:.2f}\n{int(ones[i, k])}/{int(count[i, k])}"
             ax.text(cx, cy, text, ha="center", va="center", fontsize=7)
     fig.colorbar(mesh, ax=ax, label=f"P({name} = 1)")
-    ax.set_xlabel(axis_label(axes[0], units[0]))
-    ax.set_ylabel(axis_label(axes[1], units[1]))
+    ax.set_xlabel(axis_label(axes[0], units[0], axes[0]))
+    ax.set_ylabel(axis_label(axes[1], units[1], axes[1]))
     how = "" if chosen else " (the two inputs most rank-correlated with it)"
     ax.set_title(f"{name}: P(1) over {axes[0]} x {axes[1]}{how}, {int(ok.sum())} samples; "
                  f"cell text: P, ones/samples\n{_title(e)}", fontsize=9)
@@ -466,7 +466,7 @@ def horsetail_figure(e, name, outdir, fmt, summary, by_case=None):
                 else:
                     note = (f"; epistemic share of the variance {share['value']:.1f} % "
                             f"[{share['ci'][0]:.1f}, {share['ci'][1]:.1f}]")
-    ax.set_xlabel(axis_label(name, unit))
+    ax.set_xlabel(axis_label(name, unit, name))
     ax.set_ylabel("P(output <= x)")
     ax.set_ylim(0, 1)
     legend_outside(ax, fontsize=7)

@@ -6,34 +6,25 @@ with the located events marked, one figure per series; a model without traces ge
 `args.outputs` may name series (empty: all).
 """
 
-import h5py
 import numpy as np
 
-from .. import _text, _texts
+from .. import _texts, load
 from .style import COLOURS, OKABE_ITO, axis_label, display_unit, legend_outside, new_figure, save
 
 
 def _read(path):
-    with h5py.File(path, "r") as f:
-        if _text(f.attrs.get("format", "")) != "contactuq-evaluate":
-            raise ValueError(f"{path}: not a contactuq evaluate file")
-        if int(f.attrs["format_version"]) != 1:
-            raise ValueError(f"{path}: evaluate file format version {int(f.attrs['format_version'])}, "
-                             "this reader knows 1")
-        d = {"title": _text(f.attrs.get("title", "")), "model": _text(f.attrs["model"]),
-             "status": _text(f.attrs["status"]), "message": _text(f.attrs["message"]), "series": {}, "curves": {}}
-        if "trace" in f:
-            t = f["trace"]
-            name = _text(t.attrs["abscissa"])
-            d["abscissa"] = (name, _text(t[name].attrs["units"]), t[name][()])
-            for s in _texts(t.attrs["series"]):
-                d["series"][s] = (_text(t[s].attrs["units"]), t[s][()])
-            d["events"] = list(zip(_texts(t["event_names"][()]), t["event_at"][()]))
-        if "curves" in f:
-            for c in _texts(f["curves"].attrs["names"]):
-                ds = f["curves"][c]
-                d["curves"][c] = (_text(ds.attrs["units"]), _text(ds.attrs["abscissa_name"]),
-                                  _text(ds.attrs["abscissa_unit"]), np.asarray(ds.attrs["abscissa"]), ds[()])
+    r = load(path, "contactuq-evaluate")
+    d = {"title": r.attrs.get("title", ""), "model": r.attrs["model"], "status": r.attrs["status"],
+         "message": r.attrs["message"], "series": {}, "curves": {}}
+    if "trace" in r:
+        name = r.attr("trace", "abscissa")
+        d["abscissa"] = (name, r.unit(f"trace/{name}"), r[f"trace/{name}"])
+        for s in _texts(r.attr("trace", "series")):
+            d["series"][s] = (r.unit(f"trace/{s}"), r[f"trace/{s}"])
+        d["events"] = list(zip(_texts(r["trace/event_names"]), r["trace/event_at"]))
+    for c, curve in r.curves().items():
+        d["curves"][c] = (curve["ordinate_unit"], curve["abscissa_name"], curve["abscissa_unit"], curve["abscissa"],
+                          curve["values"])
     return d
 
 
@@ -74,8 +65,8 @@ def plot(path, outdir, fmt, args):
                     label=f"{name} ({len(x)} points)")
             ax.plot(x * x_factor, values * factor, ".", ms=1.5, color=COLOURS["primary"])
             _mark_events(ax, d["events"], x, values, x_factor, factor)
-            ax.set_xlabel(axis_label(x_name, x_unit))
-            ax.set_ylabel(axis_label(name, unit))
+            ax.set_xlabel(axis_label(x_name, x_unit, x_name))
+            ax.set_ylabel(axis_label(name, unit, name))
             ax.set_title(f"{d['title'] or d['model']}: {name}", fontsize=9)
             legend_outside(ax)
             written.append(save(fig, outdir, f"trace_{name}", fmt))
@@ -86,8 +77,8 @@ def plot(path, outdir, fmt, args):
         _, a_factor = display_unit(a_unit)
         fig, ax = new_figure()
         ax.plot(a * a_factor, values * factor, lw=1.0)
-        ax.set_xlabel(axis_label(a_name, a_unit))
-        ax.set_ylabel(axis_label(name, unit))
+        ax.set_xlabel(axis_label(a_name, a_unit, a_name))
+        ax.set_ylabel(axis_label(name, unit, name))
         ax.set_title(f"{d['title'] or d['model']}: {name}", fontsize=9)
         written.append(save(fig, outdir, f"curve_{name}", fmt))
     if not written:

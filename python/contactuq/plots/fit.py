@@ -7,35 +7,25 @@ Values are stored in SI; the figures use the report units of the fit study (root
 length_unit/length_factor and force_unit/force_factor).
 """
 
-import h5py
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from .. import _text, _texts  # noqa: E402
-from .style import series_colour  # noqa: E402
+from .. import _texts, load
+from .style import legend_outside, plt, save, series_colour
 
 
 def _read(path):
-    with h5py.File(path, "r") as f:
-        if _text(f.attrs.get("format", "")) != "contactuq-fit":
-            raise ValueError(f"{path}: not a contactuq fit file")
-        if int(f.attrs["format_version"]) != 1:
-            raise ValueError(f"{path}: fit file format version {int(f.attrs['format_version'])}, this reader knows 1")
-        d = {k: f.attrs[k] for k in f.attrs}
-        d["insertions"] = _texts(f["insertions"][()])
-        for k in ("insertion", "direction", "x", "force", "fitted", "residual"):
-            d[k] = f["data"][k][()]
-        d["curve_x"] = f["model_curve/x"][()]
-        d["curve_fwd"] = f["model_curve/forward"][()]
-        d["curve_rev"] = f["model_curve/reverse"][()]
-        p = f["parameters"]
-        d["names"] = _texts(p["names"][()])
-        d["units"] = _texts(p["units"][()])
-        for k in ("value", "low", "high", "clustered_low", "clustered_high", "bootstrap_low", "bootstrap_high"):
-            d["p_" + k] = p[k][()]
+    r = load(path, "contactuq-fit")
+    d = dict(r.attrs)
+    d["insertions"] = _texts(r["insertions"])
+    for k in ("insertion", "direction", "x", "force", "fitted", "residual"):
+        d[k] = r[f"data/{k}"]
+    d["curve_x"] = r["model_curve/x"]
+    d["curve_fwd"] = r["model_curve/forward"]
+    d["curve_rev"] = r["model_curve/reverse"]
+    d["names"] = _texts(r["parameters/names"])
+    d["units"] = _texts(r["parameters/units"])
+    for k in ("value", "low", "high", "clustered_low", "clustered_high", "bootstrap_low", "bootstrap_high"):
+        d["p_" + k] = r[f"parameters/{k}"]
     return d
 
 
@@ -58,9 +48,9 @@ def _parameter_text(d):
 
 def plot(path, outdir, fmt, args=None):
     d = _read(path)
-    lu, lf = _text(d["length_unit"]), float(d["length_factor"])
-    fu, ff = _text(d["force_unit"]), float(d["force_factor"])
-    title = _text(d.get("title", ""))
+    lu, lf = d["length_unit"], float(d["length_factor"])
+    fu, ff = d["force_unit"], float(d["force_factor"])
+    title = d.get("title", "")
     conf = int(round(100 * float(d["confidence"])))
     written = []
 
@@ -79,11 +69,8 @@ def plot(path, outdir, fmt, args=None):
     # Beside the axes, under the legend: never over the data.
     ax.text(1.02, 0.0, _parameter_text(d) + f"\n({conf} % intervals, SI)", transform=ax.transAxes, fontsize=7,
             va="bottom", ha="left", bbox=dict(boxstyle="round", fc="white", alpha=0.8))
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
-    path_curves = f"{outdir}/fit_curves.{fmt}"
-    fig.savefig(path_curves, dpi=150, bbox_inches="tight")
-    plt.close(fig)
-    written.append(path_curves)
+    legend_outside(ax, fontsize=7)
+    written.append(save(fig, outdir, "fit_curves", fmt))
 
     # Residuals F_model - F along the stroke, forward and reverse panels.
     fig, axes = plt.subplots(2, 1, figsize=(7.0, 5.2), sharex=True, constrained_layout=True)
@@ -99,11 +86,8 @@ def plot(path, outdir, fmt, args=None):
                     label=f"insertion {label}: rms {np.sqrt(np.mean(r ** 2)):.3g}, bias {np.mean(r):+.2g} {fu}")
         ax.set_ylabel(f"F_model - F [{fu}]")
         ax.set_title(f"residuals, {name} stroke", fontsize=9)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+        legend_outside(ax, fontsize=7)
     axes[1].set_xlabel(f"displacement x [{lu}]")
     fig.suptitle(f"{title}: rms {float(d['rms']) * ff:.3g} {fu} over {int(d['points'])} points", fontsize=9)
-    path_res = f"{outdir}/fit_residuals.{fmt}"
-    fig.savefig(path_res, dpi=150, bbox_inches="tight")
-    plt.close(fig)
-    written.append(path_res)
+    written.append(save(fig, outdir, "fit_residuals", fmt))
     return written

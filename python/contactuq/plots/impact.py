@@ -14,11 +14,10 @@ The restitution figure draws e = 1 (no loss) as a reference.
 display units of style.display_unit (the study's [output] units where it names them).
 """
 
-import h5py
 import numpy as np
 
-from .. import _text, _texts
-from .style import SERIES, display_unit, legend_outside, new_figure, save
+from .. import _texts, load
+from .style import SERIES, axis_label, display_unit, legend_outside, new_figure, save
 
 # Quantity -> (axis name, log y axis where the values span decades). The order is the order of the figures.
 _QUANTITIES = {
@@ -35,33 +34,28 @@ _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h", "*")
 
 
 def _read(path):
-    with h5py.File(path, "r") as f:
-        if _text(f.attrs.get("format", "")) != "contactuq-impact":
-            raise ValueError(f"{path}: not a contactuq impact file")
-        if int(f.attrs["format_version"]) != 1:
-            raise ValueError(f"{path}: impact file format version {int(f.attrs['format_version'])}, "
-                             "this reader knows 1")
-        if "laws" not in f.attrs or "approach_velocity" not in f:
-            raise ValueError(f"{path}: impact file without the laws attribute or /approach_velocity")
-        laws = _texts(f.attrs["laws"])
-        v = f["approach_velocity"]
-        d = {"title": _text(f.attrs.get("title", "")), "laws": laws,
-             "velocity": (v[()], _text(v.attrs.get("units", "m/s"))), "quantities": {}}
-        shape = (len(laws), len(d["velocity"][0]))
-        status = f["status"][()] if "status" in f else np.zeros(shape)
-        if status.shape != shape:
-            raise ValueError(f"{path}: /status is {status.shape}, expected laws x velocities {shape}")
-        d["failed"] = status != 0
-        messages = _texts(f["messages"][()]) if "messages" in f else []
-        d["messages"] = np.array(messages, dtype=object).reshape(shape) if len(messages) == status.size else None
-        for name in _QUANTITIES:
-            if name not in f:
-                continue
-            values = np.array(f[name][()], dtype=float)
-            if values.shape != shape:
-                raise ValueError(f"{path}: /{name} is {values.shape}, expected laws x velocities {shape}")
-            values[d["failed"]] = np.nan
-            d["quantities"][name] = (values, _text(f[name].attrs.get("units", "")))
+    r = load(path, "contactuq-impact")
+    if "laws" not in r.attrs or "approach_velocity" not in r:
+        raise ValueError(f"{path}: impact file without the laws attribute or /approach_velocity")
+    laws = _texts(r.attrs["laws"])
+    d = {"title": r.attrs.get("title", ""), "laws": laws, "velocity": r.quantity("approach_velocity", "m/s"),
+         "quantities": {}}
+    shape = (len(laws), len(d["velocity"][0]))
+    status = r["status"] if "status" in r else np.zeros(shape)
+    if status.shape != shape:
+        raise ValueError(f"{path}: /status is {status.shape}, expected laws x velocities {shape}")
+    d["failed"] = status != 0
+    messages = _texts(r.get("messages", []))
+    d["messages"] = np.array(messages, dtype=object).reshape(shape) if len(messages) == status.size else None
+    for name in _QUANTITIES:
+        if name not in r:
+            continue
+        values, unit = r.quantity(name, "")
+        values = np.array(values, dtype=float)
+        if values.shape != shape:
+            raise ValueError(f"{path}: /{name} is {values.shape}, expected laws x velocities {shape}")
+        values[d["failed"]] = np.nan
+        d["quantities"][name] = (values, unit)
     if not d["quantities"]:
         raise ValueError(f"{path}: the impact file holds no results to draw")
     return d
@@ -73,12 +67,6 @@ def _law_styles(n):
     the first 330 share all three."""
     return [(SERIES[i % len(SERIES)], _LINE_STYLES[i % len(_LINE_STYLES)], _MARKERS[i % len(_MARKERS)])
             for i in range(n)]
-
-
-def _label(text, unit, name):
-    """Axis label "text [unit]" in the unit the variable `name` is shown in."""
-    label, _ = display_unit(unit, name)
-    return f"{text} [{label or '-'}]"
 
 
 def _spans_decades(values):
@@ -121,8 +109,8 @@ def _quantity_figure(d, name, outdir, fmt):
         ax.axhline(1.0, color="k", lw=0.9, ls=(0, (4, 2)), label="e = 1 (no loss)")
         top = np.nanmax(np.where(d["failed"], np.nan, values)) if np.isfinite(values).any() else 1.0
         ax.set_ylim(top=max(1.05, top + 0.02))
-    ax.set_xlabel(_label("approach velocity", v_unit, "approach_velocity"))
-    ax.set_ylabel(_label(axis_name, unit, name))
+    ax.set_xlabel(axis_label("approach velocity", v_unit, "approach_velocity"))
+    ax.set_ylabel(axis_label(axis_name, unit, name))
     ax.set_title(f"{d['title']}\n{axis_name} of {drawn} of {len(d['laws'])} laws", fontsize=9)
     legend_outside(ax, fontsize=7)
     return save(fig, outdir, f"impact_{name}", fmt)

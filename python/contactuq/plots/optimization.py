@@ -5,7 +5,7 @@ the Pareto front. The layout is documented in docs/robust-design.md."""
 
 import numpy as np
 
-from .. import _open, _text, _texts
+from .. import _texts, load
 from .style import COLOURS, axis_label, display_unit, legend_outside, new_figure, save, series_colour, series_style
 
 PHASES = ("global", "local", "cross", "models_global", "models_local")
@@ -13,42 +13,41 @@ PHASES = ("global", "local", "cross", "models_global", "models_local")
 
 def read(path):
     """The file as a dict of numpy arrays: history rows that are complete, and results if any."""
-    with _open(path) as f:
-        h = f["history"]
-        rows = min(h[name].shape[0] for name in h)
-        status = h["status"][:rows]
-        rows = int(np.argmax(status == -1)) if np.any(status == -1) else rows
-        d = {
-            "study_path": _text(f["metadata"].attrs.get("study_path", "")),
-            "algorithm": _text(f["metadata"].attrs.get("algorithm", "")),
-            "design_names": _texts(f["design"].attrs["names"]),
-            "design_units": _texts(f["design"].attrs["units"]),
-            "low": np.asarray(f["design"].attrs["low"]),
-            "high": np.asarray(f["design"].attrs["high"]),
-            "objectives": _texts(f["objectives"].attrs["names"]),
-            "objective_units": _texts(f["objectives"].attrs["units"]),
-            "senses": _texts(f["objectives"].attrs["senses"]),
-            "constraints": _texts(f["constraints"].attrs["names"]),
-            "models": _texts(f["models"].attrs["names"]),
-            "model": h["model"][:rows],
-            "phase": h["phase"][:rows],
-            "x": h["x"][:rows],
-            "f": h["objectives"][:rows],
-            "violation": h["violation"][:rows],
-            "results": None,
-        }
-        if "results" in f:
-            r = f["results"]
-            res = {"best_x": r["best_x"][()], "best_objectives": r["best_objectives"][()],
-                   "feasible": r["feasible"][()]}
-            for name in ("regret", "cross", "cross_feasible"):
-                if name in r:
-                    res[name] = r[name][()]
-            if "robust" in r:
-                res["robust_x"] = r["robust"]["x"][()]
-            if "pareto" in r:
-                res["pareto"] = {int(k): r["pareto"][k]["objectives"][()] for k in r["pareto"]}
-            d["results"] = res
+    r = load(path, "contactuq-optimization")
+    history = r.children("history")
+    rows = min(len(r[f"history/{name}"]) for name in history)
+    status = r["history/status"][:rows]
+    rows = int(np.argmax(status == -1)) if np.any(status == -1) else rows
+    d = {
+        "study_path": r.attr("metadata", "study_path", ""),
+        "algorithm": r.attr("metadata", "algorithm", ""),
+        "design_names": _texts(r.attr("design", "names")),
+        "design_units": _texts(r.attr("design", "units")),
+        "low": np.asarray(r.attr("design", "low")),
+        "high": np.asarray(r.attr("design", "high")),
+        "objectives": _texts(r.attr("objectives", "names")),
+        "objective_units": _texts(r.attr("objectives", "units")),
+        "senses": _texts(r.attr("objectives", "senses")),
+        "constraints": _texts(r.attr("constraints", "names")),
+        "models": _texts(r.attr("models", "names")),
+        "model": r["history/model"][:rows],
+        "phase": r["history/phase"][:rows],
+        "x": r["history/x"][:rows],
+        "f": r["history/objectives"][:rows],
+        "violation": r["history/violation"][:rows],
+        "results": None,
+    }
+    if "results" in r:
+        res = {"best_x": r["results/best_x"], "best_objectives": r["results/best_objectives"],
+               "feasible": r["results/feasible"]}
+        for name in ("regret", "cross", "cross_feasible"):
+            if f"results/{name}" in r:
+                res[name] = r[f"results/{name}"]
+        if "results/robust" in r:
+            res["robust_x"] = r["results/robust/x"]
+        if "results/pareto" in r:
+            res["pareto"] = {int(k): r[f"results/pareto/{k}/objectives"] for k in r.children("results/pareto")}
+        d["results"] = res
     return d
 
 
@@ -83,7 +82,7 @@ def convergence(d, outdir, fmt, tolerance=1e-6):
         if np.any(local) and np.any(sel & (d["phase"] == 0)):
             ax.axvline(index[local][0], color=color, linestyle=":", linewidth=1)
     ax.set_xlabel("evaluation (in order; dotted: start of the local polish)")
-    ax.set_ylabel(axis_label(d["objectives"][0], d["objective_units"][0]).replace(f"[{d['objective_units'][0]}]", f"[{label}]"))
+    ax.set_ylabel(axis_label(d["objectives"][0], d["objective_units"][0], d["objectives"][0]).replace(f"[{d['objective_units'][0]}]", f"[{label}]"))
     ax.set_title(_title(d, "Convergence"), fontsize=9)
     finite = d["f"][own, 0][np.isfinite(d["f"][own, 0])] * factor
     if finite.size > 4:  # keep the poor outliers of the first generations from squashing the rest
@@ -104,15 +103,15 @@ def designs(d, outdir, fmt, tolerance=1e-6):
     fig, ax = new_figure(6.4, 5.0)
     x = d["x"]
     feasible = d["violation"] <= tolerance
-    lab0, f0 = display_unit(units[0])
+    _, f0 = display_unit(units[0])
     # The objective in the unit the convergence figure uses, on the colour bar and the axis.
-    objective_label = axis_label(d["objectives"][0], d["objective_units"][0])
+    objective_label = axis_label(d["objectives"][0], d["objective_units"][0], d["objectives"][0])
     _, objective_factor = display_unit(d["objective_units"][0])
     objective = d["f"][:, 0] * objective_factor
     if len(names) >= 2:
-        lab1, f1 = display_unit(units[1])
+        _, f1 = display_unit(units[1])
         xs, ys = x[:, 0] * f0, x[:, 1] * f1
-        ylabel = f"{names[1]} [{lab1}]"
+        ylabel = axis_label(names[1], units[1])
     else:
         xs, ys = x[:, 0] * f0, objective
         ylabel = objective_label
@@ -131,7 +130,7 @@ def designs(d, outdir, fmt, tolerance=1e-6):
             rx = d["results"]["robust_x"]
             ax.plot(rx[0] * f0, rx[1] * f1, "P", markersize=12, markeredgecolor="k", color="w",
                     label="best over all models")
-    ax.set_xlabel(f"{names[0]} [{lab0}]")
+    ax.set_xlabel(axis_label(names[0], units[0]))
     ax.set_ylabel(ylabel)
     ax.set_title(_title(d, "Designs evaluated"), fontsize=9)
     # Below the axes: beside them it would push the colour bar away from the data it scales.
@@ -163,7 +162,7 @@ def regret(d, outdir, fmt):
 
 def pareto(d, outdir, fmt, tolerance=1e-6):
     """Every feasible evaluation in the plane of the two objectives, and the Pareto front."""
-    (l0, f0), (l1, f1) = display_unit(d["objective_units"][0]), display_unit(d["objective_units"][1])
+    f0, f1 = (display_unit(unit)[1] for unit in d["objective_units"][:2])
     fig, ax = new_figure()
     feasible = d["violation"] <= tolerance
     ax.plot(d["f"][feasible, 0] * f0, d["f"][feasible, 1] * f1, ".", color="0.7", markersize=3,
@@ -173,8 +172,8 @@ def pareto(d, outdir, fmt, tolerance=1e-6):
         colour, ls = series_style(m)
         ax.plot(front[order, 0] * f0, front[order, 1] * f1, marker="o", ls=ls, color=colour, markersize=4,
                 label=f"Pareto front, {d['models'][m]}")
-    ax.set_xlabel(f"{d['objectives'][0]} [{l0}]")
-    ax.set_ylabel(f"{d['objectives'][1]} [{l1}]")
+    ax.set_xlabel(axis_label(d["objectives"][0], d["objective_units"][0]))
+    ax.set_ylabel(axis_label(d["objectives"][1], d["objective_units"][1]))
     ax.set_title(_title(d, "Pareto front"), fontsize=9)
     legend_outside(ax, fontsize=8)
     return save(fig, outdir, "pareto", fmt)

@@ -16,38 +16,34 @@ case labels (empty: all cases). Standalone:
 import argparse
 import os
 
-import h5py
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from .. import _text, _texts  # noqa: E402
-from .style import COLOURS, series_style  # noqa: E402
+from .. import _texts
+from .. import load as load_result
+from .style import COLOURS, legend_outside, plt, save, series_style
 
 FIGURES = ("fx", "fy", "raw", "trajectory")
 
 
 def load(path):
     """Cases of a pinslot file: list of dicts (label, joint, law, arrays, summary)."""
+    r = load_result(path, "contactuq-pinslot")
     cases = []
-    with h5py.File(path, "r") as f:
-        if _text(f.attrs.get("format", "")) != "contactuq-pinslot":
-            raise ValueError(f"{path}: not a contactuq-pinslot file")
-        title = _text(f.attrs.get("title", ""))
-        for label in _texts(f["cases"].attrs["labels"]):
-            g = f["cases"][label]
-            case = {"label": label, "joint": _text(g.attrs["joint"]), "law": _text(g.attrs["law"]),
-                    "status": _text(g.attrs["status"])}
-            for name in ("time", "fx", "fy", "fx_filtered", "fy_filtered", "x0", "y0", "theta0"):
-                case[name] = g[name][()]
-            case["summary"] = {k: float(g["summary"][k][0]) for k in g["summary"]}
-            cases.append(case)
-    return title, cases
+    for label in _texts(r.attr("cases", "labels")):
+        g = f"cases/{label}"
+        case = {"label": label, "joint": r.attr(g, "joint"), "law": r.attr(g, "law"), "status": r.attr(g, "status")}
+        for name in ("time", "fx", "fy", "fx_filtered", "fy_filtered", "x0", "y0", "theta0"):
+            case[name] = r[f"{g}/{name}"]
+        case["summary"] = {k: float(r[f"{g}/summary/{k}"][0]) for k in r.children(f"{g}/summary")}
+        cases.append(case)
+    return r.attrs.get("title", ""), cases
 
 
-def _component(cases, key, ylabel, title, out):
+# The pin-slot figures are saved at matplotlib's default 100 dpi (the others at style.save's 150).
+_DPI = 100
+
+
+def _component(cases, key, ylabel, title, outdir, stem, fmt):
     fig, ax = plt.subplots(figsize=(7, 4))
     for k, c in enumerate(cases):
         colour, ls = series_style(k)
@@ -57,13 +53,12 @@ def _component(cases, key, ylabel, title, out):
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    legend_outside(ax, fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, bbox_inches="tight")
-    plt.close(fig)
+    return save(fig, outdir, stem, fmt, dpi=_DPI)
 
 
-def _raw(cases, title, out):
+def _raw(cases, title, outdir, stem, fmt):
     fig, axes = plt.subplots(len(cases), 2, figsize=(9, 2.2 * len(cases) + 0.6), squeeze=False, sharex=True)
     for row, c in zip(axes, cases):
         for ax, (raw, filt, name) in zip(row, (("fx", "fx_filtered", "$F_x^1$"), ("fy", "fy_filtered", "$F_y^1$"))):
@@ -77,14 +72,13 @@ def _raw(cases, title, out):
             ax.set_ylim(-lim, lim)
     for ax in axes[-1]:
         ax.set_xlabel("time t [ms]")
-    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    legend_outside(axes[0][-1], fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(out, bbox_inches="tight")
-    plt.close(fig)
+    return save(fig, outdir, stem, fmt, dpi=_DPI)
 
 
-def _trajectory(cases, title, out):
+def _trajectory(cases, title, outdir, stem, fmt):
     fig, ax = plt.subplots(figsize=(6, 4))
     for k, c in enumerate(cases):
         colour, ls = series_style(k)
@@ -93,10 +87,9 @@ def _trajectory(cases, title, out):
     ax.set_ylabel("y - y(0) [mm]")
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    legend_outside(ax, fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, bbox_inches="tight")
-    plt.close(fig)
+    return save(fig, outdir, stem, fmt, dpi=_DPI)
 
 
 def plot(path, outdir, fmt, args):
@@ -116,18 +109,17 @@ def plot(path, outdir, fmt, args):
     stem = os.path.splitext(os.path.basename(path))[0]
     written = []
     for name in figures:
-        out = os.path.join(outdir, f"{stem}_{name}.{fmt}")
+        out = (outdir, f"{stem}_{name}", fmt)
         if name == "fx":
-            _component(cases, "fx_filtered", "$F_x^1$ [N] (301-point average)",
-                       f"{title}\nx component of the contact force on body 1", out)
+            written.append(_component(cases, "fx_filtered", "$F_x^1$ [N] (301-point average)",
+                                      f"{title}\nx component of the contact force on body 1", *out))
         elif name == "fy":
-            _component(cases, "fy_filtered", "$F_y^1$ [N] (301-point average)",
-                       f"{title}\ny component of the contact force on body 1", out)
+            written.append(_component(cases, "fy_filtered", "$F_y^1$ [N] (301-point average)",
+                                      f"{title}\ny component of the contact force on body 1", *out))
         elif name == "raw":
-            _raw(cases, title, out)
+            written.append(_raw(cases, title, *out))
         else:
-            _trajectory(cases, f"{title}\npath of body 0", out)
-        written.append(out)
+            written.append(_trajectory(cases, f"{title}\npath of body 0", *out))
     return written
 
 

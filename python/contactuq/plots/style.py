@@ -88,9 +88,12 @@ def display_unit(unit, name=None):
     return _DISPLAY.get(unit, (unit, 1.0))
 
 
-def axis_label(name, unit):
+def axis_label(text, unit, name=None):
+    """Axis label "text [unit]" in the unit values stored in SI `unit` are shown in ("-":
+    dimensionless). `name` is the variable whose display unit it is (a study's [output] units
+    name variables); None looks the unit up by unit only, for values already in display units."""
     label, _ = display_unit(unit, name)
-    return f"{name} [{label}]" if label else f"{name} [-]"
+    return f"{text} [{label or '-'}]"
 
 
 def new_figure(width=6.4, height=4.2):
@@ -104,9 +107,10 @@ def legend_outside(ax, fontsize=8):
     ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
 
 
-def save(fig, outdir, stem, fmt):
+def save(fig, outdir, stem, fmt, dpi=150):
+    """Writes the figure to outdir/stem.fmt, closes it and returns the path."""
     path = f"{outdir}/{stem}.{fmt}"
     # "tight" keeps a legend placed beside the axes inside the figure.
-    fig.savefig(path, dpi=150, bbox_inches="tight")
+    fig.savefig(path, dpi=dpi, bbox_inches="tight")
     plt.close(fig)
     return path
