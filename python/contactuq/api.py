@@ -13,6 +13,7 @@ Dicts are written as TOML and read by the same reader as study files, so a mista
 command line's message (as ValueError). Values are SI unless a string gives units ("0.3 in").
 """
 
+import json
 import math
 import os
 import tomllib
@@ -224,11 +225,15 @@ def check(study, output=None):
     return _core().check(text, name, "" if output is None else str(output))
 
 
-def analyze(path, bootstrap=200, confidence=0.95, seed=1):
-    """What `contactuq summarize` reports beyond moments, for an ensemble file, as
-    {output: {"ranking": {"spearman"|"prcc"|"src": {input: {"value", "ci"}}, "r2", "used"},
-    "limit": {"low", "high", "p_violation": {"value", "ci", "events", "trials"}},
-    "probability_of_1": {...}}}; for a nested study per model, {output: {"by_case": {case label:
-    {...}}}}, never pooled over models. Same numbers as `summarize --json --si --bootstrap B` for
-    B >= 200 (its rankings use 200 resamples) and the same seed; limits are SI."""
-    return _core().analyze(str(path), bootstrap, confidence, seed)
+def analyze(path, bootstrap=1000, confidence=0.95, quantiles=(0.05, 0.5, 0.95), seed=1, si=False):
+    """What `contactuq summarize --json` prints for an ensemble file, as a dict of the same
+    structure and the same numbers, from the same library report: {"file", "format", "metadata",
+    "status" (counts, failure messages), "bootstrap", "outputs": [{"name", "unit", "mean",
+    "mean_ci", "sd", "sd_ci", "min", "max", "quantiles", "ranking", "limit", "probability_of_1";
+    per model under "by_case" for a nested study}], "nested" (a nested study: per-case statistics,
+    model-form decomposition, Sobol indices)}. Intervals are [low, high] lists; a value that is
+    not finite is None, as in the JSON. The arguments are summarize's options (--bootstrap,
+    --confidence, --quantiles, --seed, --si): values in the study's [output] units unless si."""
+    text = _core().analyze(str(path), si=bool(si), bootstrap=int(bootstrap), confidence=float(confidence),
+                           quantiles=[float(p) for p in quantiles], seed=int(seed))
+    return json.loads(text)

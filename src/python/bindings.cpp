@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "contactuq/engine/run_study.hpp"
-#include "contactuq/study/output_analysis.hpp"
 #include "contactuq/model/registry.hpp"
+#include "contactuq/study/summary_report.hpp"
 #include "contactuq/units/quantity.hpp"
 
 namespace py = pybind11;
@@ -178,74 +178,19 @@ py::dict check(const std::string& study_text, const std::string& file_name, cons
   return result;
 }
 
-py::dict estimate(const uq::estimate& e) {
-  py::dict d;
-  d["value"] = e.value;
-  d["ci"] = py::make_tuple(e.ci.low, e.ci.high);
-  return d;
-}
-
-py::dict proportion(const uq::event_probability& p) {
-  py::dict d;
-  d["value"] = p.value;
-  d["ci"] = py::make_tuple(p.ci.low, p.ci.high);
-  d["events"] = p.events;
-  d["trials"] = p.trials;
-  return d;
-}
-
-py::dict output_analysis(const study::ensemble_analysis& a, std::size_t j) {
-  const auto& out = a.outputs[j];
-  py::dict d;
-  if (out.ranking) {
-    py::dict r;
-    for (const auto& [key, values] : {std::pair{"spearman", &out.ranking->spearman},
-                                      std::pair{"prcc", &out.ranking->prcc}, std::pair{"src", &out.ranking->src}}) {
-      py::dict by_input;
-      for (std::size_t i = 0; i < a.ranked_inputs.size(); ++i) by_input[py::str(a.ranked_inputs[i])] = estimate((*values)[i]);
-      r[key] = by_input;
-    }
-    r["r2"] = estimate(out.ranking->r2);
-    r["used"] = out.ranking->used;
-    d["ranking"] = r;
-  }
-  if (out.violation) {
-    py::dict l;
-    l["low"] = out.limit->low;
-    l["high"] = out.limit->high;
-    l["p_violation"] = proportion(*out.violation);
-    d["limit"] = l;
-  }
-  if (out.one) d["probability_of_1"] = proportion(*out.one);
-  return d;
-}
-
-// What `contactuq summarize` reports beyond moments, from the same library call with the same
-// seeds: input rankings, specification-limit violations and 0/1 proportions (SI limits); for a
-// nested study per model, under "by_case", as in summarize's JSON.
-py::dict analyze(const std::string& path, std::size_t bootstrap, double confidence, std::uint64_t seed) {
-  const io::ensemble e = io::read_ensemble(path, {.curves = false});
-  study::analysis_options o;
-  o.ranking = {.bootstrap_resamples = bootstrap, .confidence = confidence, .seed = seed};
+// `contactuq summarize --json` of an ensemble file, from the same library report with the same
+// options: api.py reads the text into a dict, so Python gets the structure and the numbers the
+// command prints (NaN as None, as JSON has it).
+std::string analyze(const std::string& path, bool si, std::size_t bootstrap, double confidence,
+                    const std::vector<double>& quantiles, std::uint64_t seed) {
+  study::summary_options o;
+  o.si = si;
+  o.bootstrap = bootstrap;
   o.confidence = confidence;
-  std::vector<study::ensemble_analysis> cases;
-  {
-    py::gil_scoped_release release;
-    cases = study::analyze_cases(e, path, o);
-  }
-  py::dict outputs;
-  for (std::size_t j = 0; j < e.schema.outputs.size(); ++j) {
-    if (cases.size() == 1) {
-      outputs[py::str(e.schema.outputs[j].name)] = output_analysis(cases.front(), j);
-      continue;
-    }
-    py::dict by_case;
-    for (const auto& c : cases) by_case[py::str(c.label)] = output_analysis(c, j);
-    py::dict d;
-    d["by_case"] = by_case;
-    outputs[py::str(e.schema.outputs[j].name)] = d;
-  }
-  return outputs;
+  o.probabilities = quantiles;
+  o.seed = seed;
+  py::gil_scoped_release release;
+  return study::to_json(study::summarize(path, o));
 }
 
 }  // namespace
@@ -271,8 +216,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("outputs", [](const model::model& mm) { return variables(mm.outputs()); })
       .def_property_readonly("curves", &curves)
       .def("evaluate", &evaluate, py::arg("points"), py::arg("threads") = 0);
-  m.def("analyze", &analyze, py::arg("path"), py::arg("bootstrap") = 200, py::arg("confidence") = 0.95,
-        py::arg("seed") = 1);
+  m.def("analyze", &analyze, py::arg("path"), py::arg("si") = false, py::arg("bootstrap") = 1000,
+        py::arg("confidence") = 0.95, py::arg("quantiles") = std::vector<double>{0.05, 0.5, 0.95}, py::arg("seed") = 1);
   m.def("run", &run, py::arg("study_text"), py::arg("file_name"), py::arg("output") = "", py::arg("threads") = 0,
         py::arg("force") = false, py::arg("resume") = false, py::arg("progress") = py::none(),
         py::arg("time_limit") = 0.0);

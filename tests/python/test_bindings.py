@@ -111,66 +111,79 @@ def test_run_a_study_file(tmp_path):
 CLI = os.environ.get("CONTACTUQ_CLI", os.path.join(ROOT, "build", "release", "contactuq"))
 
 
-def _analysed(tmp_path, name, samples, seed):
-    """A shipped study run with fewer samples; its contactuq.analyze result and `summarize --json
-    --si` outputs by name, with the same bootstrap seed."""
-    import json
-    import subprocess
-
+def _small_run(tmp_path, name, samples):
+    """A shipped study run with fewer samples; the path of its result file."""
     text = open(os.path.join(STUDIES, name)).read().replace("samples = 1000", f"samples = {samples}")
     study = tmp_path / name
     study.write_text(text)
     out = tmp_path / name.replace(".toml", ".h5")
     assert contactuq.run(str(study), output=out)["exit_code"] == 0
-    ours = contactuq.analyze(out, bootstrap=200, seed=seed)
-    summary = json.loads(subprocess.run([CLI, "summarize", str(out), "--json", "--si", "--bootstrap", "200",
-                                         "--seed", str(seed)], check=True, capture_output=True, text=True).stdout)
-    return out, ours, {o["name"]: o for o in summary["outputs"]}
+    return out
 
 
-def test_analyze_returns_the_numbers_summarize_prints(tmp_path):
+def _summarize_json(out, *options):
+    """`contactuq summarize OUT --json OPTIONS...`, parsed."""
+    import json
+    import subprocess
+
+    return json.loads(subprocess.run([CLI, "summarize", str(out), "--json", *options], check=True,
+                                     capture_output=True, text=True).stdout)
+
+
+def test_analyze_returns_what_summarize_json_prints(tmp_path):
+    """contactuq.analyze() and `summarize --json` print one library report: the same structure and
+    the same numbers, bit for bit, with the default options and with every option changed."""
     # quickstart.toml declares peak_insertion <= 6 grf
-    _, ours, by_name = _analysed(tmp_path, "quickstart.toml", 300, 3)
-    for name, mine in ours.items():
-        theirs = by_name[name]["ranking"]
-        for key in ("spearman", "prcc", "src"):
-            for i, input_name in enumerate(theirs["inputs"]):
-                a, b = mine["ranking"][key][input_name], theirs[key][i]
-                as_float = [np.nan if v is None else v for v in [b["value"], *b["ci"]]]
-                np.testing.assert_array_equal([a["value"], *a["ci"]], as_float)
-    p = ours["peak_insertion"]["limit"]["p_violation"]
-    q = by_name["peak_insertion"]["limit"]["p_violation"]
-    assert (p["events"], p["trials"]) == (q["events"], q["trials"]) and p["value"] == q["value"]
+    out = _small_run(tmp_path, "quickstart.toml", 300)
+    ours = contactuq.analyze(out)
+    assert ours == _summarize_json(out)
+    assert ours["bootstrap"] == {"resamples": 1000, "confidence": 0.95, "seed": 1}
+    changed = contactuq.analyze(out, bootstrap=200, confidence=0.9, quantiles=(0.1, 0.5), seed=3, si=True)
+    assert changed == _summarize_json(out, "--bootstrap", "200", "--confidence", "0.9", "--quantiles", "0.1,0.5",
+                                      "--seed", "3", "--si")
+    assert changed != ours and [q["p"] for q in changed["outputs"][0]["quantiles"]] == [0.1, 0.5]
+    # Everything summarize reports is there: status, moments with intervals, rankings, limits.
+    assert ours["status"]["ok"] + ours["status"]["failed"] == 300 and ours["metadata"]["rows"] == 300
+    peak = {o["name"]: o for o in ours["outputs"]}["peak_insertion"]
+    assert peak["mean_ci"][0] < peak["mean"] < peak["mean_ci"][1]
+    assert peak["limit"]["p_violation"]["trials"] == peak["used"] and peak["limit"]["high"] == pytest.approx(6 * 9.80665e-3)
+    assert len(peak["ranking"]["prcc"]) == len(peak["ranking"]["inputs"]) > 1 and "nested" not in ours
 
 
 def test_a_nested_study_is_analysed_per_model_never_pooled(tmp_path):
-    """Rankings and P(violation) of switch_epistemic.toml (made small) per contact model: the same
-    numbers from Python as from `summarize --json`, and the violation counts equal to a count over
-    each model's independent (A) rows of the pick-freeze design, read with h5py."""
+    """switch_epistemic.toml (made small): contactuq.analyze() equals `summarize --json`, nested
+    statistics included; rankings and P(violation) per contact model, the violation counts equal
+    to a count over each model's independent (A) rows of the pick-freeze design, read with h5py;
+    limits in the study's [output] units (ms) unless si."""
     import subprocess
 
     import h5py
 
-    out, ours, by_name = _analysed(tmp_path, "switch_epistemic.toml", 40, 5)
+    out = _small_run(tmp_path, "switch_epistemic.toml", 40)
+    ours = contactuq.analyze(out, bootstrap=100, seed=5)
+    assert ours == _summarize_json(out, "--bootstrap", "100", "--seed", "5")
+    si = contactuq.analyze(out, bootstrap=100, seed=5, si=True)
+    assert si == _summarize_json(out, "--bootstrap", "100", "--seed", "5", "--si")
     with h5py.File(out, "r") as f:
         names = [n.decode() if isinstance(n, bytes) else n for n in f["outputs"].attrs["names"]]
         outputs, status = f["outputs"][()], f["status"][()]
         cases = [c.decode() if isinstance(c, bytes) else c for c in f["metadata"].attrs["epistemic_cases"]]
         d = int(f["metadata"].attrs["pick_freeze_inputs"])
     assert len(cases) == 6 and d > 0
+    assert ours["nested"]["cases"] == cases and ours["nested"]["samples_per_case"] == 40
     per_case = outputs.shape[0] // len(cases)
     settling = names.index("settling_time")
+    by_case = {e["case"]: e for e in {o["name"]: o for o in ours["outputs"]}["settling_time"]["by_case"]}
+    by_case_si = {e["case"]: e for e in {o["name"]: o for o in si["outputs"]}["settling_time"]["by_case"]}
     for c, label in enumerate(cases):
-        theirs = {e["case"]: e for e in by_name["settling_time"]["by_case"]}[label]
-        mine = ours["settling_time"]["by_case"][label]
         a_rows = c * per_case + np.arange(0, per_case, d + 2)        # the independent samples
         y = outputs[a_rows, settling][status[a_rows] == 0]
-        events = int(np.sum(y > 18e-3))
-        assert mine["limit"]["p_violation"]["events"] == theirs["limit"]["p_violation"]["events"] == events
-        assert mine["limit"]["p_violation"]["trials"] == len(y) == 40
-        for i, input_name in enumerate(theirs["ranking"]["inputs"]):
-            a, b = mine["ranking"]["prcc"][input_name], theirs["ranking"]["prcc"][i]
-            np.testing.assert_array_equal([a["value"], *a["ci"]], [np.nan if v is None else v for v in [b["value"], *b["ci"]]])
+        limit = by_case[label]["limit"]
+        assert limit["p_violation"]["events"] == int(np.sum(y > 18e-3))
+        assert limit["p_violation"]["trials"] == len(y) == 40
+        assert limit["high"] == pytest.approx(18.0) and by_case_si[label]["limit"]["high"] == pytest.approx(18e-3)
+        assert by_case_si[label]["limit"]["p_violation"] == limit["p_violation"]
+        assert len(by_case[label]["ranking"]["prcc"]) == len(by_case[label]["ranking"]["inputs"])
     table = subprocess.run([CLI, "summarize", str(out), "--bootstrap", "0"], check=True, capture_output=True,
                            text=True).stdout
     assert "Specification limits ([output.limits]) under each model" in table
@@ -180,7 +193,7 @@ def test_a_nested_study_is_analysed_per_model_never_pooled(tmp_path):
                    capture_output=True)
     assert (figures / "settling_time_horsetail.png").exists() and (figures / "settling_time_prcc_by_model.png").exists()
     # The contact model decides the settling specification: Brake's law violates it far more often.
-    p = {label: ours["settling_time"]["by_case"][label]["limit"]["p_violation"]["value"] for label in cases}
+    p = {label: by_case[label]["limit"]["p_violation"]["value"] for label in cases}
     assert p["law=brake"] > p["law=cor"] + 0.3
 
 
