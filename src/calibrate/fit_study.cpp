@@ -34,17 +34,10 @@ units::dimension input_dimension(const std::string& name) {
 
 }  // namespace
 
-fit_study read_fit_study(const io::study_document& doc) {
-  const io::study_table root = doc.root();
-  root.allow_only({"title", "method", "model", "data", "fit", "output"});
-  fit_study s;
-  s.title = root.string_or("title", "");
-  const io::study_table model = root.table("model");
-  const study::receptacle_pin_setup setup = study::read_receptacle_pin_table(model);
-  s.model.params = setup.params;
-  s.model.groups = setup.arms;
+namespace {
 
-  const io::study_table data = root.table("data");
+// [data]: the measurement files, their force convention and v_norm.
+void read_data_table(const io::study_table& data, fit_study& s) {
   data.allow_only({"files", "force_convention", "v_norm"});
   for (const std::string& f : data.strings("files")) s.files.push_back(resolve(data, f));
   s.convention = data.choice("force_convention", {"on_receptacle", "insertion_positive"},
@@ -53,60 +46,59 @@ fit_study read_fit_study(const io::study_document& doc) {
                      : force_convention::insertion_positive;
   s.model.v_norm = data.quantity_or("v_norm", u::dimensionless, s.model.v_norm);
   if (!(std::isfinite(s.model.v_norm) && s.model.v_norm > 0)) data.fail("v_norm", "must be > 0");
+}
 
-  const io::study_table fit = root.table("fit");
-  fit.allow_only({"parameters", "offsets", "starts", "seed", "loss", "loss_scale", "confidence",
-                  "bootstrap", "max_evaluations", "tolerance", "parallel"});
-  fit_options& o = s.options;
-  const io::study_table params = fit.table("parameters");
-  for (const std::string& name : params.keys()) {
-    const io::study_table t = params.table(name);
-    t.allow_only({"low", "high", "start"});
-    bool known = name.size() > 4 && name.starts_with("g") && name.ends_with("_d0");
-    if (known) {
-      const std::string digits = name.substr(1, name.size() - 4);
-      known = digits.find_first_not_of("0123456789") == std::string::npos &&
-              digits.front() != '0' && std::stoul(digits) <= s.model.groups.size();
-    }
-    for (const auto& p : study::receptacle_pin_parameters()) known = known || name == p.name;
-    if (!known) {
-      std::vector<std::string> inputs;
-      for (const auto& p : study::receptacle_pin_parameters()) inputs.emplace_back(p.name);
-      for (std::size_t g = 1; g <= s.model.groups.size(); ++g)
-        inputs.push_back(fmt::format("g{}_d0", g));
-      params.fail(name, fmt::format("not an input of the receptacle_pin model; its inputs: {}",
-                                    fmt::join(inputs, ", ")));
-    }
-    const units::dimension dim = input_dimension(name);
-    free_parameter fp{name, t.quantity("low", dim), t.quantity("high", dim), std::nullopt};
-    if (t.has("start")) fp.start = t.quantity("start", dim);
-    if (!(fp.low < fp.high)) t.fail("high", "must be greater than low");
-    if (fp.start && !(*fp.start >= fp.low && *fp.start <= fp.high))
-      t.fail("start", "must lie within [low, high]");
-    // Each bound must be a value the model accepts.
-    for (const char* key : {"low", "high"}) {
-      contact::receptacle_pin_params p = s.model.params;
-      std::vector<contact::arm_group> g = s.model.groups;
-      const double v = std::string_view(key) == "low" ? fp.low : fp.high;
-      bool set = false;
-      for (const auto& info : study::receptacle_pin_parameters())
-        if (name == info.name) {
-          p.*info.field = v;
-          set = true;
-        }
-      if (!set) g[std::stoul(name.substr(1, name.size() - 4)) - 1].d0 = v;
-      try {
-        p.validate();
-        for (const auto& gr : g) gr.validate();
-      } catch (const parameter_error& e) {
-        t.fail(key, e.what());
-      }
-    }
-    o.parameters.push_back(std::move(fp));
+// [fit.parameters.<name>]: one free parameter, an input of the model, with bounds the model
+// accepts.
+free_parameter read_free_parameter(const io::study_table& params, const std::string& name,
+                                   const fit_study& s) {
+  const io::study_table t = params.table(name);
+  t.allow_only({"low", "high", "start"});
+  bool known = name.size() > 4 && name.starts_with("g") && name.ends_with("_d0");
+  if (known) {
+    const std::string digits = name.substr(1, name.size() - 4);
+    known = digits.find_first_not_of("0123456789") == std::string::npos &&
+            digits.front() != '0' && std::stoul(digits) <= s.model.groups.size();
   }
-  if (o.parameters.empty())
-    params.fail("no free parameter: give at least one [fit.parameters.<input>] table");
-  // In the model's input order (K, mu, ..., g1_d0), whatever the file's.
+  for (const auto& p : study::receptacle_pin_parameters()) known = known || name == p.name;
+  if (!known) {
+    std::vector<std::string> inputs;
+    for (const auto& p : study::receptacle_pin_parameters()) inputs.emplace_back(p.name);
+    for (std::size_t g = 1; g <= s.model.groups.size(); ++g)
+      inputs.push_back(fmt::format("g{}_d0", g));
+    params.fail(name, fmt::format("not an input of the receptacle_pin model; its inputs: {}",
+                                  fmt::join(inputs, ", ")));
+  }
+  const units::dimension dim = input_dimension(name);
+  free_parameter fp{name, t.quantity("low", dim), t.quantity("high", dim), std::nullopt};
+  if (t.has("start")) fp.start = t.quantity("start", dim);
+  if (!(fp.low < fp.high)) t.fail("high", "must be greater than low");
+  if (fp.start && !(*fp.start >= fp.low && *fp.start <= fp.high))
+    t.fail("start", "must lie within [low, high]");
+  // Each bound must be a value the model accepts.
+  for (const char* key : {"low", "high"}) {
+    contact::receptacle_pin_params p = s.model.params;
+    std::vector<contact::arm_group> g = s.model.groups;
+    const double v = std::string_view(key) == "low" ? fp.low : fp.high;
+    bool set = false;
+    for (const auto& info : study::receptacle_pin_parameters())
+      if (name == info.name) {
+        p.*info.field = v;
+        set = true;
+      }
+    if (!set) g[std::stoul(name.substr(1, name.size() - 4)) - 1].d0 = v;
+    try {
+      p.validate();
+      for (const auto& gr : g) gr.validate();
+    } catch (const parameter_error& e) {
+      t.fail(key, e.what());
+    }
+  }
+  return fp;
+}
+
+// The free parameters in the model's input order (K, mu, ..., g1_d0), whatever the file's.
+void order_parameters(std::vector<free_parameter>& parameters) {
   auto order = [](const free_parameter& fp) {
     const auto& info = study::receptacle_pin_parameters();
     for (std::size_t i = 0; i < info.size(); ++i)
@@ -114,8 +106,12 @@ fit_study read_fit_study(const io::study_document& doc) {
     return info.size() + std::stoul(fp.name.substr(1, fp.name.size() - 4));
   };
   std::stable_sort(
-      o.parameters.begin(), o.parameters.end(),
+      parameters.begin(), parameters.end(),
       [&](const free_parameter& a, const free_parameter& b) { return order(a) < order(b); });
+}
+
+// [fit] apart from its parameters: offsets, starts, seed, loss, confidence, bootstrap, limits.
+void read_fit_options(const io::study_table& fit, fit_options& o) {
   if (fit.has("offsets")) {
     const io::study_table t = fit.table("offsets");
     t.allow_only({"low", "high"});
@@ -159,6 +155,34 @@ fit_study read_fit_study(const io::study_document& doc) {
   } catch (const parameter_error& e) {
     fit.fail(e.what());
   }
+}
+
+}  // namespace
+
+fit_study read_fit_study(const io::study_document& doc) {
+  const io::study_table root = doc.root();
+  root.allow_only({"title", "method", "model", "data", "fit", "output"});
+  fit_study s;
+  s.title = root.string_or("title", "");
+  const io::study_table model = root.table("model");
+  const study::receptacle_pin_setup setup = study::read_receptacle_pin_table(model);
+  s.model.params = setup.params;
+  s.model.groups = setup.arms;
+
+  const io::study_table data = root.table("data");
+  read_data_table(data, s);
+
+  const io::study_table fit = root.table("fit");
+  fit.allow_only({"parameters", "offsets", "starts", "seed", "loss", "loss_scale", "confidence",
+                  "bootstrap", "max_evaluations", "tolerance", "parallel"});
+  fit_options& o = s.options;
+  const io::study_table params = fit.table("parameters");
+  for (const std::string& name : params.keys())
+    o.parameters.push_back(read_free_parameter(params, name, s));
+  if (o.parameters.empty())
+    params.fail("no free parameter: give at least one [fit.parameters.<input>] table");
+  order_parameters(o.parameters);
+  read_fit_options(fit, o);
 
   s.units.angle = "deg";
   if (auto output = root.optional_table("output")) {

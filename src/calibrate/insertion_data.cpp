@@ -211,6 +211,81 @@ std::size_t insertion_data::points() const {
   return n;
 }
 
+namespace {
+
+// One data row of the file: its point, and the label of the insertion it belongs to (`label`,
+// left as it is without an insertion column).
+raw_point read_row(const std::vector<std::string_view>& cells, const std::vector<column>& columns,
+                   double sign, const std::string& file, int line_no, std::string& label) {
+  raw_point p{0.0, 0.0, 1.0, line_no, std::nullopt};
+  for (std::size_t k = 0; k < cells.size(); ++k) {
+    const column& c = columns[k];
+    switch (c.kind) {
+      case column_kind::insertion:
+        if (cells[k].empty()) throw data_error(file, line_no, "insertion: empty cell");
+        label = std::string(cells[k]);
+        break;
+      case column_kind::direction:
+        if (cells[k] == "forward")
+          p.direction = stroke_direction::forward;
+        else if (cells[k] == "reverse")
+          p.direction = stroke_direction::reverse;
+        else
+          throw data_error(
+              file, line_no,
+              fmt::format("direction = \"{}\": must be forward or reverse", cells[k]));
+        break;
+      case column_kind::x:
+        p.x = parse_number(cells[k], c, file, line_no);
+        break;
+      case column_kind::force:
+        p.force = sign * parse_number(cells[k], c, file, line_no);
+        break;
+      case column_kind::weight:
+        p.weight = parse_number(cells[k], c, file, line_no);
+        if (p.weight < 0)
+          throw data_error(file, line_no, fmt::format("weight = {}: must be >= 0", cells[k]));
+        break;
+    }
+  }
+  return p;
+}
+
+// The points of one insertion as its forward and reverse strokes, appended to data.strokes.
+void add_strokes(const std::string& label, const std::vector<raw_point>& pts,
+                 const std::string& file, insertion_data& data) {
+  measured_stroke strokes[2];
+  // Without a direction column the insertion turns back at its largest displacement.
+  const std::size_t turn = static_cast<std::size_t>(
+      std::max_element(pts.begin(), pts.end(),
+                       [](const raw_point& a, const raw_point& b) { return a.x < b.x; }) -
+      pts.begin());
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    const stroke_direction d = pts[i].direction.value_or(i <= turn ? stroke_direction::forward
+                                                                   : stroke_direction::reverse);
+    measured_stroke& s = strokes[d == stroke_direction::forward ? 0 : 1];
+    s.x.push_back(pts[i].x);
+    s.force.push_back(pts[i].force);
+    s.weight.push_back(pts[i].weight);
+    s.line.push_back(pts[i].line);
+  }
+  for (int k = 0; k < 2; ++k) {
+    measured_stroke& s = strokes[k];
+    if (s.x.empty()) continue;
+    s.insertion = label;
+    s.direction = k == 0 ? stroke_direction::forward : stroke_direction::reverse;
+    s.file = file;
+    if (s.x.size() < 2)
+      throw data_error(
+          file, s.line.front(),
+          fmt::format("insertion {}, {} stroke: a single point; a stroke needs at least 2 points",
+                      label, to_string(s.direction)));
+    data.strokes.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
 insertion_data parse_insertion_csv(std::string_view text, const std::string& file,
                                    force_convention convention) {
   insertion_data data;
@@ -245,38 +320,8 @@ insertion_data parse_insertion_csv(std::string_view text, const std::string& fil
       throw data_error(
           file, line_no,
           fmt::format("{} cells, the header has {} columns", cells.size(), columns.size()));
-    raw_point p{0.0, 0.0, 1.0, line_no, std::nullopt};
     std::string label = default_label;
-    for (std::size_t k = 0; k < cells.size(); ++k) {
-      const column& c = columns[k];
-      switch (c.kind) {
-        case column_kind::insertion:
-          if (cells[k].empty()) throw data_error(file, line_no, "insertion: empty cell");
-          label = std::string(cells[k]);
-          break;
-        case column_kind::direction:
-          if (cells[k] == "forward")
-            p.direction = stroke_direction::forward;
-          else if (cells[k] == "reverse")
-            p.direction = stroke_direction::reverse;
-          else
-            throw data_error(
-                file, line_no,
-                fmt::format("direction = \"{}\": must be forward or reverse", cells[k]));
-          break;
-        case column_kind::x:
-          p.x = parse_number(cells[k], c, file, line_no);
-          break;
-        case column_kind::force:
-          p.force = sign * parse_number(cells[k], c, file, line_no);
-          break;
-        case column_kind::weight:
-          p.weight = parse_number(cells[k], c, file, line_no);
-          if (p.weight < 0)
-            throw data_error(file, line_no, fmt::format("weight = {}: must be >= 0", cells[k]));
-          break;
-      }
-    }
+    const raw_point p = read_row(cells, columns, sign, file, line_no, label);
     if (!points.count(label)) order.push_back(label);
     points[label].push_back(p);
   }
@@ -287,37 +332,7 @@ insertion_data parse_insertion_csv(std::string_view text, const std::string& fil
                     example_header));
   if (order.empty()) throw data_error(file, 0, "no data rows after the header");
 
-  for (const std::string& label : order) {
-    const auto& pts = points[label];
-    measured_stroke strokes[2];
-    // Without a direction column the insertion turns back at its largest displacement.
-    const std::size_t turn = static_cast<std::size_t>(
-        std::max_element(pts.begin(), pts.end(),
-                         [](const raw_point& a, const raw_point& b) { return a.x < b.x; }) -
-        pts.begin());
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-      const stroke_direction d = pts[i].direction.value_or(i <= turn ? stroke_direction::forward
-                                                                     : stroke_direction::reverse);
-      measured_stroke& s = strokes[d == stroke_direction::forward ? 0 : 1];
-      s.x.push_back(pts[i].x);
-      s.force.push_back(pts[i].force);
-      s.weight.push_back(pts[i].weight);
-      s.line.push_back(pts[i].line);
-    }
-    for (int k = 0; k < 2; ++k) {
-      measured_stroke& s = strokes[k];
-      if (s.x.empty()) continue;
-      s.insertion = label;
-      s.direction = k == 0 ? stroke_direction::forward : stroke_direction::reverse;
-      s.file = file;
-      if (s.x.size() < 2)
-        throw data_error(
-            file, s.line.front(),
-            fmt::format("insertion {}, {} stroke: a single point; a stroke needs at least 2 points",
-                        label, to_string(s.direction)));
-      data.strokes.push_back(std::move(s));
-    }
-  }
+  for (const std::string& label : order) add_strokes(label, points[label], file, data);
   return data;
 }
 

@@ -266,6 +266,98 @@ evaluation_trace switch_model::trace(std::span<const double> x) const {
   return t;
 }
 
+namespace {
+
+// [model.receptacle]: the receptacle's parameters, d0, v_t and the number of arms.
+void read_receptacle(const io::study_table& rt, switch_setup& s) {
+  std::vector<std::string_view> keys = {"d0", "arms", "v_t"};
+  for (const auto& p : receptacle_pin_parameters()) keys.push_back(p.name);
+  for (const auto& key : rt.keys())
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      rt.fail(key, fmt::format("unknown key; allowed keys: {}", fmt::join(keys, ", ")));
+  for (const auto& p : receptacle_pin_parameters())
+    s.params.receptacle.*p.field = std::string_view(p.name) == "theta0"
+                                       ? rt.quantity_or(p.name, p.dim, 0.0)
+                                       : rt.quantity(p.name, p.dim);
+  s.params.d0 = rt.quantity("d0", u::length);
+  s.params.v_t = rt.quantity("v_t", u::velocity);
+  const std::int64_t arms = rt.integer_or("arms", s.params.arms);
+  if (arms < 1 || arms > 1000) rt.fail("arms", "must be an integer in [1, 1000]");
+  s.params.arms = static_cast<int>(arms);
+  try {
+    s.params.receptacle.validate();
+    contact::receptacle_arm(s.params.receptacle, s.params.d0, contact::arm_direction::engage);
+  } catch (const parameter_error& e) {
+    rt.fail(e);
+  }
+}
+
+// The contact: the two bodies' materials (from the material table, with overrides), the
+// radius, and the law's parameters, from [model] or [model.laws.<law>].
+void read_contact(const io::study_table& t, const std::string& data_dir, switch_setup& s) {
+  const std::string table_path = t.string_or("material_table", data_dir + "/materials.toml");
+  contact::material_table materials;
+  try {
+    materials = contact::material_table::load(table_path);
+  } catch (const std::exception& e) {
+    t.fail("material_table", e.what());  // names the study key, not only the file
+  }
+  auto body = [&](const char* prefix, contact::material& m) {
+    const std::string key = fmt::format("{}_material", prefix);
+    const std::string name = t.string(key);
+    if (!materials.contains(name))
+      t.fail(key, fmt::format("unknown material; {} has: {}", table_path,
+                              fmt::join(materials.names(), ", ")));
+    m = materials.at(name);
+    for (const auto& in : material_inputs()) {
+      const std::string field = fmt::format("{}_{}", prefix, in.name);
+      if (t.has(field)) in.set(m, t.quantity(field, in.dim));
+    }
+  };
+  body("sphere", s.sphere);
+  body("flat", s.flat);
+  s.radius = t.quantity("radius", u::length);
+  for (const auto& p : all_law_parameters())
+    if (t.has(p.input)) s.law_parameters[p.input] = t.quantity(p.input, p.dim);
+  // [model.laws.<law>]: parameters of a law, used only when it is the chosen one, so that one
+  // [model] table serves a study that compares laws (an epistemic `law`).
+  if (const auto laws = t.optional_table("laws")) {
+    for (const std::string& name : laws->keys()) {
+      const io::study_table lt = laws->table(name);
+      lt.allow_only({"restitution", "contact_stiffness", "contact_damping"});
+      if (name != s.law) continue;
+      for (const auto& p : all_law_parameters()) {
+        if (!lt.has(p.input)) continue;
+        if (s.law_parameters.contains(p.input))
+          lt.fail(p.input, fmt::format("also given in [{}]; give it once", t.path()));
+        s.law_parameters[p.input] = lt.quantity(p.input, p.dim);
+      }
+    }
+  }
+
+}
+
+// The integration options: t_end, the curves, the tolerances and the event thresholds.
+void read_options(const io::study_table& t, dynamics::switch_options& o) {
+  o.t_end = t.quantity_or("t_end", u::duration, o.t_end);
+  const std::int64_t points = t.integer_or("curve_points", o.curve_points);
+  if (points != 0 && (points < 2 || points > 1000000))
+    t.fail("curve_points", "must be 0 (no curves) or in [2, 1000000]");
+  o.curve_points = static_cast<int>(points);
+  o.relative_tolerance =
+      t.quantity_or("relative_tolerance", u::dimensionless, o.relative_tolerance);
+  o.absolute_tolerance =
+      t.quantity_or("absolute_tolerance", u::dimensionless, o.absolute_tolerance);
+  o.settle_band = t.quantity_or("settle_band", u::length, o.settle_band);
+  o.max_steps = t.integer_or("max_steps", o.max_steps);
+  o.impact_count_fraction =
+      t.quantity_or("impact_count_fraction", u::dimensionless, o.impact_count_fraction);
+  o.stick_fraction = t.quantity_or("stick_fraction", u::dimensionless, o.stick_fraction);
+
+}
+
+}  // namespace
+
 switch_model switch_model::from_study(const io::study_table& table) {
   return from_study(table, data_dir_default());
 }
@@ -314,84 +406,11 @@ switch_model switch_model::from_study(const io::study_table& t, const std::strin
 
   for (const auto& m : mechanism_inputs()) s.params.*m.field = t.quantity(m.name, m.dim);
   const io::study_table rt = t.table("receptacle");
-  {
-    std::vector<std::string_view> keys = {"d0", "arms", "v_t"};
-    for (const auto& p : receptacle_pin_parameters()) keys.push_back(p.name);
-    for (const auto& key : rt.keys())
-      if (std::find(keys.begin(), keys.end(), key) == keys.end())
-        rt.fail(key, fmt::format("unknown key; allowed keys: {}", fmt::join(keys, ", ")));
-    for (const auto& p : receptacle_pin_parameters())
-      s.params.receptacle.*p.field = std::string_view(p.name) == "theta0"
-                                         ? rt.quantity_or(p.name, p.dim, 0.0)
-                                         : rt.quantity(p.name, p.dim);
-    s.params.d0 = rt.quantity("d0", u::length);
-    s.params.v_t = rt.quantity("v_t", u::velocity);
-    const std::int64_t arms = rt.integer_or("arms", s.params.arms);
-    if (arms < 1 || arms > 1000) rt.fail("arms", "must be an integer in [1, 1000]");
-    s.params.arms = static_cast<int>(arms);
-    try {
-      s.params.receptacle.validate();
-      contact::receptacle_arm(s.params.receptacle, s.params.d0, contact::arm_direction::engage);
-    } catch (const parameter_error& e) {
-      rt.fail(e);
-    }
-  }
+  read_receptacle(rt, s);
 
-  const std::string table_path = t.string_or("material_table", data_dir + "/materials.toml");
-  contact::material_table materials;
-  try {
-    materials = contact::material_table::load(table_path);
-  } catch (const std::exception& e) {
-    t.fail("material_table", e.what());  // names the study key, not only the file
-  }
-  auto body = [&](const char* prefix, contact::material& m) {
-    const std::string key = fmt::format("{}_material", prefix);
-    const std::string name = t.string(key);
-    if (!materials.contains(name))
-      t.fail(key, fmt::format("unknown material; {} has: {}", table_path,
-                              fmt::join(materials.names(), ", ")));
-    m = materials.at(name);
-    for (const auto& in : material_inputs()) {
-      const std::string field = fmt::format("{}_{}", prefix, in.name);
-      if (t.has(field)) in.set(m, t.quantity(field, in.dim));
-    }
-  };
-  body("sphere", s.sphere);
-  body("flat", s.flat);
-  s.radius = t.quantity("radius", u::length);
-  for (const auto& p : all_law_parameters())
-    if (t.has(p.input)) s.law_parameters[p.input] = t.quantity(p.input, p.dim);
-  // [model.laws.<law>]: parameters of a law, used only when it is the chosen one, so that one
-  // [model] table serves a study that compares laws (an epistemic `law`).
-  if (const auto laws = t.optional_table("laws")) {
-    for (const std::string& name : laws->keys()) {
-      const io::study_table lt = laws->table(name);
-      lt.allow_only({"restitution", "contact_stiffness", "contact_damping"});
-      if (name != s.law) continue;
-      for (const auto& p : all_law_parameters()) {
-        if (!lt.has(p.input)) continue;
-        if (s.law_parameters.contains(p.input))
-          lt.fail(p.input, fmt::format("also given in [{}]; give it once", t.path()));
-        s.law_parameters[p.input] = lt.quantity(p.input, p.dim);
-      }
-    }
-  }
+  read_contact(t, data_dir, s);
 
-  auto& o = s.options;
-  o.t_end = t.quantity_or("t_end", u::duration, o.t_end);
-  const std::int64_t points = t.integer_or("curve_points", o.curve_points);
-  if (points != 0 && (points < 2 || points > 1000000))
-    t.fail("curve_points", "must be 0 (no curves) or in [2, 1000000]");
-  o.curve_points = static_cast<int>(points);
-  o.relative_tolerance =
-      t.quantity_or("relative_tolerance", u::dimensionless, o.relative_tolerance);
-  o.absolute_tolerance =
-      t.quantity_or("absolute_tolerance", u::dimensionless, o.absolute_tolerance);
-  o.settle_band = t.quantity_or("settle_band", u::length, o.settle_band);
-  o.max_steps = t.integer_or("max_steps", o.max_steps);
-  o.impact_count_fraction =
-      t.quantity_or("impact_count_fraction", u::dimensionless, o.impact_count_fraction);
-  o.stick_fraction = t.quantity_or("stick_fraction", u::dimensionless, o.stick_fraction);
+  read_options(t, s.options);
 
   try {
     return switch_model(std::move(s));

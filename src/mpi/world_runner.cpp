@@ -117,6 +117,216 @@ bool serve_study(const study_message& m) {
       });
 }
 
+// Rank 0's side of a sampling study: hands blocks of samples out to every rank (itself
+// included), takes the evaluated blocks back and appends them to the sink in order.
+class sample_schedule {
+ public:
+  sample_schedule(const study::ensemble_study& study, const study::sample_plan& inputs,
+                  study::sample_sink& sink, const study::run_options& options,
+                  const study::block_evaluator& evaluate, int ranks, std::size_t n, std::size_t rows,
+                  std::size_t threads)
+      : inputs_(inputs),
+        sink_(sink),
+        options_(options),
+        ranks_(ranks),
+        n_(n),
+        rows_(rows),
+        abort_on_failure_(study.sampling.failures == study::failure_policy::abort),
+        // This thread calls MPI and appends; `threads` others evaluate.
+        local_(evaluate, [&sink](io::ensemble_block& b) { sink.prepare(b); }, threads),
+        state_(static_cast<std::size_t>(ranks)) {
+    state_[0] = {true, blocks_per_request(threads, rows), 0};
+    capacity_ = state_[0].per_request;
+    summary_.first = summary_.completed = options.first;
+    next_ = options.first;
+  }
+
+  // Until every block is back and every rank has answered.
+  void run() {
+    backoff wait;
+    for (;;) {
+      bool busy = receive_messages();
+      busy = take_local() || busy;
+      append_ready();
+      if (options_.stop && options_.stop->load()) stop_handing_out();
+      busy = hand_out() || busy;
+      if (next_ >= n_) stop_handing_out();
+      if (!handing_out_ && in_flight() == 0 && all_answered()) break;
+      if (busy)
+        wait.reset();
+      else
+        wait.pause();
+    }
+  }
+
+  // The summary, or the first failure of the run.
+  study::run_summary result() {
+    if (failure_) std::rethrow_exception(failure_);
+    if (!error_.empty()) throw std::runtime_error(error_);
+    summary_.stopped = !summary_.aborted && summary_.completed < n_;
+    return summary_;
+  }
+
+ private:
+  struct rank_state {
+    bool answered = false;      // ready or error
+    std::size_t per_request = 0;  // blocks handed out at once; 0: takes no work
+    std::size_t in_flight = 0;  // blocks handed out and not yet back
+  };
+
+  void stop_handing_out() { handing_out_ = false; }
+  void fail(const std::string& what) {
+    if (error_.empty()) error_ = what;
+    stop_handing_out();
+  }
+
+  // A block back from any rank: kept until the blocks before it are in the sink.
+  void arrived(study::evaluated_block e, int from) {
+    const io::ensemble_block& b = e.block;
+    const bool same_inputs = b.first + b.size() <= inputs_.rows() &&
+                             static_cast<std::size_t>(b.inputs.cols()) == inputs_.cols() &&
+                             b.inputs == inputs_.rows(b.first, b.size());
+    if (!same_inputs)
+      fail(fmt::format("rank {} sampled other inputs for samples [{}, {}) than rank 0 (a different build of "
+                       "contactuq, or another kind of machine?)",
+                       from, b.first, b.first + b.size()));
+    else
+      pending_.emplace(b.first, std::move(e));  // append_ready drops it after a failure
+  }
+
+  // Blocks in order into the sink; an abort drops every later block.
+  void append_ready() {
+    for (auto it = pending_.begin(); it != pending_.end() && it->first == summary_.completed && !summary_.aborted && !failure_;
+         it = pending_.erase(it)) {
+      const study::evaluated_block& e = it->second;
+      try {
+        sink_.append(e.block);
+      } catch (...) {
+        failure_ = std::current_exception();
+        stop_handing_out();
+        break;
+      }
+      summary_.completed = e.block.first + e.block.size();
+      summary_.failed += e.failed;
+      summary_.retried += e.retried;
+      if (abort_on_failure_ && e.first_failure) {
+        summary_.aborted = true;
+        summary_.abort_message = fmt::format("sample {} failed: {}", e.block.first + *e.first_failure,
+                                             e.block.messages[*e.first_failure]);
+        stop_handing_out();
+      }
+      if (options_.progress) options_.progress(summary_.completed, n_);
+    }
+    if (summary_.aborted || failure_ || !error_.empty()) pending_.clear();
+  }
+
+  std::size_t in_flight() const {
+    std::size_t k = local_.in_flight();
+    for (int w = 1; w < ranks_; ++w) k += state_[static_cast<std::size_t>(w)].in_flight;
+    return k;
+  }
+  bool all_answered() const {
+    return std::all_of(state_.begin(), state_.end(), [](const rank_state& r) { return r.answered; });
+  }
+
+  // The messages of the other ranks that are waiting: ready, error, result. True if any came.
+  bool receive_messages() {
+    bool busy = false;
+    while (const auto probed = poll(MPI_ANY_SOURCE)) {
+      busy = true;
+      const int from = probed->MPI_SOURCE;
+      rank_state& r = state_[static_cast<std::size_t>(from)];
+      const std::vector<std::byte> bytes = receive(*probed);
+      if (probed->MPI_TAG == ready_tag) {
+        byte_reader reader(bytes);
+        r.answered = true;
+        r.per_request = blocks_per_request(reader.get<std::uint64_t>(), rows_);
+        capacity_ += r.per_request;
+      } else if (probed->MPI_TAG == error_tag) {
+        byte_reader reader(bytes);
+        const auto first = reader.get<std::uint64_t>();
+        const std::string what = reader.get_string();
+        if (first == whole_study) {
+          r.answered = true;
+          fail(fmt::format("rank {} could not read the study: {}", from, what));
+        } else {
+          --r.in_flight;
+          fail(fmt::format("rank {}, samples from {}: {}", from, first, what));
+        }
+      } else if (probed->MPI_TAG == result_tag) {
+        --r.in_flight;
+        study::evaluated_block e;
+        try {
+          e = unpack_block(bytes);
+        } catch (const std::exception& x) {
+          fail(fmt::format("rank {}: {}", from, x.what()));
+          continue;
+        }
+        arrived(std::move(e), from);
+      }
+    }
+    return busy;
+  }
+
+  // The blocks this rank's threads finished. True if any.
+  bool take_local() {
+    bool busy = false;
+    for (auto& f : local_.take()) {
+      busy = true;
+      if (f.block)
+        arrived(std::move(*f.block), 0);
+      else
+        fail(fmt::format("rank 0, samples from {}: {}", f.first, f.error));
+    }
+    return busy;
+  }
+
+  // Hand out whole requests while the blocks held (in flight or waiting to be appended) stay
+  // within a window: memory stays bounded behind a slow block, and a rank a little slower
+  // than the others (rank 0 also writes) does not hold them up. True if any went out.
+  bool hand_out() {
+    bool busy = false;
+    for (int w = 0; w < ranks_ && handing_out_; ++w) {
+      rank_state& r = state_[static_cast<std::size_t>(w)];
+      const std::size_t held = w == 0 ? local_.in_flight() : r.in_flight;
+      if (r.per_request == 0 || held > r.per_request) continue;  // up to two requests: one queued
+      if ((next_ - summary_.completed) / rows_ + r.per_request > 4 * capacity_ + 64) break;
+      // Never more than a share of what is left (guided self-scheduling): a small plan of costly
+      // samples (pin-slot) still spreads over every rank, and the last blocks go out one by one.
+      const std::size_t left = (n_ - next_ + rows_ - 1) / rows_;
+      const std::size_t count =
+          std::min({r.per_request, left, std::max<std::size_t>(1, left / (2 * static_cast<std::size_t>(ranks_)))});
+      if (count == 0) break;
+      if (w == 0) {
+        for (std::size_t k = 0; k < count; ++k) local_.submit(next_ + k * rows_, std::min(rows_, n_ - (next_ + k * rows_)));
+      } else {
+        send_numbers({next_, count, rows_, n_}, w, blocks_tag);
+        r.in_flight += count;
+      }
+      next_ = std::min(n_, next_ + count * rows_);
+      busy = true;
+    }
+    return busy;
+  }
+
+  const study::sample_plan& inputs_;
+  study::sample_sink& sink_;
+  const study::run_options& options_;
+  const int ranks_;
+  const std::size_t n_;     // end of the samples to run
+  const std::size_t rows_;  // samples per block
+  const bool abort_on_failure_;
+  local_blocks local_;
+  std::vector<rank_state> state_;
+  std::size_t capacity_ = 0;  // blocks all ready ranks may hold at once
+  study::run_summary summary_;
+  std::size_t next_ = 0;  // next sample to hand out
+  std::map<std::size_t, study::evaluated_block> pending_;  // back, waiting for earlier blocks
+  bool handing_out_ = true;
+  std::string error_;  // the first error of a rank: the run fails with it
+  std::exception_ptr failure_;  // of this rank (the sink)
+};
+
 }  // namespace
 
 session::session(int& argc, char**& argv) {
@@ -174,7 +384,6 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
   const std::size_t share = (n - options.first + 32 * static_cast<std::size_t>(ranks) - 1) /
                             (32 * static_cast<std::size_t>(ranks));
   const std::size_t rows = std::max<std::size_t>(1, std::min(options.block_size, share));
-  const bool abort_on_failure = study.sampling.failures == study::failure_policy::abort;
 
   // Every rank reads the study; until each has answered (ready or error) none may be told it is over.
   const std::vector<std::byte> announcement =
@@ -184,158 +393,9 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
   const std::size_t threads =
       options.threads > 0 ? options.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
   const study::block_evaluator evaluate(study, inputs);
-  // This thread calls MPI and appends; `threads` others evaluate.
-  local_blocks local(evaluate, [&sink](io::ensemble_block& b) { sink.prepare(b); }, threads);
-
-  struct rank_state {
-    bool answered = false;      // ready or error
-    std::size_t per_request = 0;  // blocks handed out at once; 0: takes no work
-    std::size_t in_flight = 0;  // blocks handed out and not yet back
-  };
-  std::vector<rank_state> state(static_cast<std::size_t>(ranks));
-  state[0] = {true, blocks_per_request(threads, rows), 0};
-  std::size_t capacity = state[0].per_request;  // blocks all ready ranks may hold at once
-
-  study::run_summary summary;
-  summary.first = summary.completed = options.first;
-  std::size_t next = options.first;  // next sample to hand out
-  std::map<std::size_t, study::evaluated_block> pending;  // back, waiting for earlier blocks
-  bool handing_out = true;
-  std::string error;  // the first error of a rank: the run fails with it
-  std::exception_ptr failure;  // of this rank (the sink)
-
-  const auto stop_handing_out = [&] { handing_out = false; };
-  const auto fail = [&](const std::string& what) {
-    if (error.empty()) error = what;
-    stop_handing_out();
-  };
-  // A block back from any rank: kept until the blocks before it are in the sink.
-  const auto arrived = [&](study::evaluated_block e, int from) {
-    const io::ensemble_block& b = e.block;
-    const bool same_inputs = b.first + b.size() <= inputs.rows() &&
-                             static_cast<std::size_t>(b.inputs.cols()) == inputs.cols() &&
-                             b.inputs == inputs.rows(b.first, b.size());
-    if (!same_inputs)
-      fail(fmt::format("rank {} sampled other inputs for samples [{}, {}) than rank 0 (a different build of "
-                       "contactuq, or another kind of machine?)",
-                       from, b.first, b.first + b.size()));
-    else
-      pending.emplace(b.first, std::move(e));  // append_ready drops it after a failure
-  };
-  // Blocks in order into the sink; an abort drops every later block.
-  const auto append_ready = [&] {
-    for (auto it = pending.begin(); it != pending.end() && it->first == summary.completed && !summary.aborted && !failure;
-         it = pending.erase(it)) {
-      const study::evaluated_block& e = it->second;
-      try {
-        sink.append(e.block);
-      } catch (...) {
-        failure = std::current_exception();
-        stop_handing_out();
-        break;
-      }
-      summary.completed = e.block.first + e.block.size();
-      summary.failed += e.failed;
-      summary.retried += e.retried;
-      if (abort_on_failure && e.first_failure) {
-        summary.aborted = true;
-        summary.abort_message = fmt::format("sample {} failed: {}", e.block.first + *e.first_failure,
-                                            e.block.messages[*e.first_failure]);
-        stop_handing_out();
-      }
-      if (options.progress) options.progress(summary.completed, n);
-    }
-    if (summary.aborted || failure || !error.empty()) pending.clear();
-  };
-  const auto in_flight = [&] {
-    std::size_t k = local.in_flight();
-    for (int w = 1; w < ranks; ++w) k += state[static_cast<std::size_t>(w)].in_flight;
-    return k;
-  };
-  const auto all_answered = [&] {
-    return std::all_of(state.begin(), state.end(), [](const rank_state& r) { return r.answered; });
-  };
-
-  backoff wait;
-  for (;;) {
-    bool busy = false;
-    while (const auto probed = poll(MPI_ANY_SOURCE)) {
-      busy = true;
-      const int from = probed->MPI_SOURCE;
-      rank_state& r = state[static_cast<std::size_t>(from)];
-      const std::vector<std::byte> bytes = receive(*probed);
-      if (probed->MPI_TAG == ready_tag) {
-        byte_reader reader(bytes);
-        r.answered = true;
-        r.per_request = blocks_per_request(reader.get<std::uint64_t>(), rows);
-        capacity += r.per_request;
-      } else if (probed->MPI_TAG == error_tag) {
-        byte_reader reader(bytes);
-        const auto first = reader.get<std::uint64_t>();
-        const std::string what = reader.get_string();
-        if (first == whole_study) {
-          r.answered = true;
-          fail(fmt::format("rank {} could not read the study: {}", from, what));
-        } else {
-          --r.in_flight;
-          fail(fmt::format("rank {}, samples from {}: {}", from, first, what));
-        }
-      } else if (probed->MPI_TAG == result_tag) {
-        --r.in_flight;
-        study::evaluated_block e;
-        try {
-          e = unpack_block(bytes);
-        } catch (const std::exception& x) {
-          fail(fmt::format("rank {}: {}", from, x.what()));
-          continue;
-        }
-        arrived(std::move(e), from);
-      }
-    }
-    for (auto& f : local.take()) {
-      busy = true;
-      if (f.block)
-        arrived(std::move(*f.block), 0);
-      else
-        fail(fmt::format("rank 0, samples from {}: {}", f.first, f.error));
-    }
-    append_ready();
-    if (options.stop && options.stop->load()) stop_handing_out();
-    // Hand out whole requests while the blocks held (in flight or waiting to be appended) stay
-    // within a window: memory stays bounded behind a slow block, and a rank a little slower
-    // than the others (rank 0 also writes) does not hold them up.
-    for (int w = 0; w < ranks && handing_out; ++w) {
-      rank_state& r = state[static_cast<std::size_t>(w)];
-      const std::size_t held = w == 0 ? local.in_flight() : r.in_flight;
-      if (r.per_request == 0 || held > r.per_request) continue;  // up to two requests: one queued
-      if ((next - summary.completed) / rows + r.per_request > 4 * capacity + 64) break;
-      // Never more than a share of what is left (guided self-scheduling): a small plan of costly
-      // samples (pin-slot) still spreads over every rank, and the last blocks go out one by one.
-      const std::size_t left = (n - next + rows - 1) / rows;
-      const std::size_t count =
-          std::min({r.per_request, left, std::max<std::size_t>(1, left / (2 * static_cast<std::size_t>(ranks)))});
-      if (count == 0) break;
-      if (w == 0) {
-        for (std::size_t k = 0; k < count; ++k) local.submit(next + k * rows, std::min(rows, n - (next + k * rows)));
-      } else {
-        send_numbers({next, count, rows, n}, w, blocks_tag);
-        r.in_flight += count;
-      }
-      next = std::min(n, next + count * rows);
-      busy = true;
-    }
-    if (next >= n) stop_handing_out();
-    if (!handing_out && in_flight() == 0 && all_answered()) break;
-    if (busy)
-      wait.reset();
-    else
-      wait.pause();
-  }
+  sample_schedule schedule(study, inputs, sink, options, evaluate, ranks, n, rows, threads);
+  schedule.run();
   for (int w = 1; w < ranks; ++w) MPI_Send(nullptr, 0, MPI_BYTE, w, done_tag, MPI_COMM_WORLD);
-  if (failure) std::rethrow_exception(failure);
-  if (!error.empty()) throw std::runtime_error(error);
-  summary.stopped = !summary.aborted && summary.completed < n;
-  return summary;
+  return schedule.result();
 }
-
 }  // namespace contactuq::mpi

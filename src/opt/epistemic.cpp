@@ -171,13 +171,10 @@ void adopt_robust_design(const std::vector<std::pair<std::string, robust_problem
   result.robust.value.objectives[0] = aggregate(result.robust_regret, options.over_models);
 }
 
-}  // namespace
+using model_problems = std::vector<std::pair<std::string, robust_problem>>;
 
-epistemic_result optimize_over_models(
-    const std::vector<std::pair<std::string, robust_problem>>& problems,
-    std::span<const double> start, const optimizer_options& options, history& log) {
-  options.validate();
-  if (problems.empty()) throw parameter_error("models", "no model to optimise");
+// Every model under its own label, with the design bounds and objectives of the first.
+void check_problems(const model_problems& problems) {
   std::set<std::string> labels;
   const robust_problem& first = problems.front().second;
   for (const auto& [label, p] : problems) {
@@ -189,20 +186,14 @@ epistemic_result optimize_over_models(
           "models", fmt::format("model '{}' has other design bounds or objectives than '{}'", label,
                                 problems.front().first));
   }
-  const std::size_t m = problems.size();
-  epistemic_result result;
-  for (std::size_t i = 0; i < m; ++i) {
-    result.models.push_back(problems[i].first);
-    result.optima.push_back(optimize(problems[i].second, start, options, log, i));
-  }
-  if (first.objectives().size() != 1) return result;
-  seed_and_polish(problems, options, log, result.optima);
+}
 
-  // Regret matrix: every optimum under every model. The candidates were all evaluated under
-  // every model by seed_and_polish (CRN: the same bits again); each model's optimum is the best
-  // of them under it, so every regret of a design feasible under its column is >= 0.
-  std::vector<std::vector<double>> optima_x;
-  for (const auto& o : result.optima) optima_x.push_back(o.x);
+// Regret matrix: every optimum under every model. The candidates were all evaluated under
+// every model by seed_and_polish (CRN: the same bits again); each model's optimum is the best
+// of them under it, so every regret of a design feasible under its column is >= 0.
+void cross_evaluate(const model_problems& problems, const optimizer_options& options, history& log,
+                    const std::vector<std::vector<double>>& optima_x, epistemic_result& result) {
+  const std::size_t m = problems.size();
   const auto ms = static_cast<Eigen::Index>(m);
   result.cross.resize(ms, ms);
   result.regret.resize(ms, ms);
@@ -217,9 +208,11 @@ epistemic_result optimize_over_models(
       result.cross_feasible(ii, jj) = values[i].violation <= options.constraint_tolerance ? 1 : 0;
     }
   }
-  if (m == 1) return result;
+}
 
-  // The design over all models, started from the optimum whose worst (or mean) regret is least.
+// The optimum whose worst (or mean) regret over the models is least, infeasible ones last.
+std::size_t warm_start(const epistemic_result& result, std::size_t m,
+                       const optimizer_options& options) {
   std::size_t warm = 0;
   double warm_score = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < m; ++i) {
@@ -236,6 +229,15 @@ epistemic_result optimize_over_models(
       warm_score = score;
     }
   }
+  return warm;
+}
+
+// The design over all models (its aggregated regret least), started from optimum `warm`.
+void robust_design(const model_problems& problems, const optimizer_options& options, history& log,
+                   const std::vector<std::vector<double>>& optima_x, std::size_t warm,
+                   epistemic_result& result) {
+  const robust_problem& first = problems.front().second;
+  const std::size_t m = problems.size();
   const std::size_t d = first.dimension();
   const auto to_x = [&](const std::vector<double>& u) {
     std::vector<double> x(d);
@@ -311,6 +313,32 @@ epistemic_result optimize_over_models(
         regret_of(problems[j].second, v.objectives[0], result.optima[j].value.objectives[0]));
   }
   adopt_robust_design(problems, options, log, per_point[best], result);
+}
+
+}  // namespace
+
+epistemic_result optimize_over_models(
+    const std::vector<std::pair<std::string, robust_problem>>& problems,
+    std::span<const double> start, const optimizer_options& options, history& log) {
+  options.validate();
+  if (problems.empty()) throw parameter_error("models", "no model to optimise");
+  check_problems(problems);
+  const robust_problem& first = problems.front().second;
+  const std::size_t m = problems.size();
+  epistemic_result result;
+  for (std::size_t i = 0; i < m; ++i) {
+    result.models.push_back(problems[i].first);
+    result.optima.push_back(optimize(problems[i].second, start, options, log, i));
+  }
+  if (first.objectives().size() != 1) return result;
+  seed_and_polish(problems, options, log, result.optima);
+
+  std::vector<std::vector<double>> optima_x;
+  for (const auto& o : result.optima) optima_x.push_back(o.x);
+  cross_evaluate(problems, options, log, optima_x, result);
+  if (m == 1) return result;
+
+  robust_design(problems, options, log, optima_x, warm_start(result, m, options), result);
   return result;
 }
 

@@ -85,30 +85,14 @@ void check_confidence(double confidence) {
 
 }  // namespace
 
-model_form_decomposition decompose_model_form(const Eigen::MatrixXd& y,
-                                              std::span<const double> weights,
-                                              const sensitivity_options& options) {
-  options.validate();
-  require(y.rows() >= 1, "models", static_cast<double>(y.rows()), "", ">= 1");
-  require(y.cols() >= 1, "samples", static_cast<double>(y.cols()), "", ">= 1");
-  const auto k_all = static_cast<std::size_t>(y.rows());
-  const auto n_all = static_cast<std::size_t>(y.cols());
-  if (!weights.empty() && weights.size() != k_all) {
-    throw parameter_error("weights", fmt::format("{} model weights: must be empty (equal weights) "
-                                                 "or one per model ({})",
-                                                 weights.size(), k_all));
-  }
-  for (const double w : weights) {
-    require(std::isfinite(w) && w >= 0.0, "weights", w, "", "finite and >= 0");
-  }
+namespace {
 
-  model_form_decomposition out;
-  out.models = k_all;
-  out.samples = n_all;
-  out.confidence = options.confidence;
-  out.bootstrap_resamples = options.bootstrap_resamples;
+// Which models have a finite value in some sample (the others are excluded, listed in
+// out.excluded_models); weight_sum: the sum of the included models' weights.
+std::vector<bool> included_models(const Eigen::MatrixXd& y, std::span<const double> weights,
+                                  model_form_decomposition& out, double& weight_sum) {
+  const auto k_all = static_cast<std::size_t>(y.rows());
   std::vector<bool> included(k_all);
-  double weight_sum = 0.0;
   for (std::size_t k = 0; k < k_all; ++k) {
     const auto row = y.row(static_cast<Eigen::Index>(k));
     included[k] = (row.array().isFinite()).any();
@@ -118,9 +102,16 @@ model_form_decomposition decompose_model_form(const Eigen::MatrixXd& y,
       weight_sum += weights.empty() ? 1.0 : weights[k];
     }
   }
-  require(weight_sum > 0.0, "weights", weight_sum, "",
-          "positive in sum over the models with finite values");
+  return included;
+}
 
+// The included models' normalised weights (also in out.weights) and the samples where every
+// included model is finite (out.used; out.dropped the others).
+crn_matrix common_samples(const Eigen::MatrixXd& y, std::span<const double> weights,
+                          const std::vector<bool>& included, double weight_sum,
+                          model_form_decomposition& out) {
+  const auto k_all = static_cast<std::size_t>(y.rows());
+  const auto n_all = static_cast<std::size_t>(y.cols());
   crn_matrix crn;
   out.weights.assign(k_all, 0.0);
   for (std::size_t k = 0; k < k_all; ++k) {
@@ -145,6 +136,82 @@ model_form_decomposition decompose_model_form(const Eigen::MatrixXd& y,
   crn.n = crn.k > 0 ? crn.z.size() / crn.k : 0;
   out.used = crn.n;
   out.dropped = n_all - crn.n;
+  return crn;
+}
+
+// Centres the values on the overall mean, so sums stay accurate on a large offset, and fills
+// the per-sample spread q; returns the offset.
+double centre(crn_matrix& crn) {
+  double offset = 0.0;
+  for (std::size_t j = 0; j < crn.n; ++j) {
+    for (std::size_t k = 0; k < crn.k; ++k) offset += crn.w[k] * crn.z[j * crn.k + k];
+  }
+  offset /= static_cast<double>(crn.n);
+  for (double& z : crn.z) z -= offset;
+  crn.q.resize(crn.n);
+  for (std::size_t j = 0; j < crn.n; ++j) {
+    double zbar = 0.0;
+    for (std::size_t k = 0; k < crn.k; ++k) zbar += crn.w[k] * crn.z[j * crn.k + k];
+    double q = 0.0;
+    for (std::size_t k = 0; k < crn.k; ++k) {
+      const double dz = crn.z[j * crn.k + k] - zbar;
+      q += crn.w[k] * dz * dz;
+    }
+    crn.q[j] = q;
+  }
+  return offset;
+}
+
+// Percentile bootstrap intervals of the estimates over resampled samples.
+void bootstrap_intervals(const crn_matrix& crn, const sensitivity_options& options,
+                         std::vector<interval>& cis) {
+  const std::size_t b_count = options.bootstrap_resamples;
+  std::vector<double> replicates(b_count * estimate_count);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 8),
+                    [&](const tbb::blocked_range<std::size_t>& range) {
+                      std::vector<double> counts(crn.n);
+                      for (std::size_t b = range.begin(); b != range.end(); ++b) {
+                        detail::resample_counts(options.seed, b, counts);
+                        estimate_decomposition(crn, counts,
+                                               {&replicates[b * estimate_count], estimate_count});
+                      }
+                    });
+  std::vector<double> column(b_count);
+  for (std::size_t c = 0; c < estimate_count; ++c) {
+    for (std::size_t b = 0; b < b_count; ++b) column[b] = replicates[b * estimate_count + c];
+    cis[c] = detail::percentile_interval(column, options.confidence);
+  }
+}
+
+}  // namespace
+
+model_form_decomposition decompose_model_form(const Eigen::MatrixXd& y,
+                                              std::span<const double> weights,
+                                              const sensitivity_options& options) {
+  options.validate();
+  require(y.rows() >= 1, "models", static_cast<double>(y.rows()), "", ">= 1");
+  require(y.cols() >= 1, "samples", static_cast<double>(y.cols()), "", ">= 1");
+  const auto k_all = static_cast<std::size_t>(y.rows());
+  const auto n_all = static_cast<std::size_t>(y.cols());
+  if (!weights.empty() && weights.size() != k_all) {
+    throw parameter_error("weights", fmt::format("{} model weights: must be empty (equal weights) "
+                                                 "or one per model ({})",
+                                                 weights.size(), k_all));
+  }
+  for (const double w : weights) {
+    require(std::isfinite(w) && w >= 0.0, "weights", w, "", "finite and >= 0");
+  }
+
+  model_form_decomposition out;
+  out.models = k_all;
+  out.samples = n_all;
+  out.confidence = options.confidence;
+  out.bootstrap_resamples = options.bootstrap_resamples;
+  double weight_sum = 0.0;
+  const std::vector<bool> included = included_models(y, weights, out, weight_sum);
+  require(weight_sum > 0.0, "weights", weight_sum, "",
+          "positive in sum over the models with finite values");
+  crn_matrix crn = common_samples(y, weights, included, weight_sum, out);
 
   const std::vector<interval> no_cis(estimate_count, interval{nan, nan});
   std::vector<double> point(estimate_count, nan);
@@ -153,24 +220,7 @@ model_form_decomposition decompose_model_form(const Eigen::MatrixXd& y,
   out.mean = nan;
   std::vector<interval> cis = no_cis;
   if (crn.n > 0) {
-    // Centre on the overall mean so sums stay accurate on a large offset.
-    double offset = 0.0;
-    for (std::size_t j = 0; j < crn.n; ++j) {
-      for (std::size_t k = 0; k < crn.k; ++k) offset += crn.w[k] * crn.z[j * crn.k + k];
-    }
-    offset /= static_cast<double>(crn.n);
-    for (double& z : crn.z) z -= offset;
-    crn.q.resize(crn.n);
-    for (std::size_t j = 0; j < crn.n; ++j) {
-      double zbar = 0.0;
-      for (std::size_t k = 0; k < crn.k; ++k) zbar += crn.w[k] * crn.z[j * crn.k + k];
-      double q = 0.0;
-      for (std::size_t k = 0; k < crn.k; ++k) {
-        const double dz = crn.z[j * crn.k + k] - zbar;
-        q += crn.w[k] * dz * dz;
-      }
-      crn.q[j] = q;
-    }
+    const double offset = centre(crn);
     std::vector<double> means, variances;
     estimate_decomposition(crn, std::vector<double>(crn.n, 1.0), point, &means, &variances);
     double m = 0.0;
@@ -182,26 +232,7 @@ model_form_decomposition decompose_model_form(const Eigen::MatrixXd& y,
       ++i;
     }
     out.mean = m + offset;
-
-    const std::size_t b_count = options.bootstrap_resamples;
-    if (b_count > 0) {
-      std::vector<double> replicates(b_count * estimate_count);
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 8), [&](const tbb::
-                                                                                blocked_range<
-                                                                                    std::size_t>&
-                                                                                    range) {
-        std::vector<double> counts(crn.n);
-        for (std::size_t b = range.begin(); b != range.end(); ++b) {
-          detail::resample_counts(options.seed, b, counts);
-          estimate_decomposition(crn, counts, {&replicates[b * estimate_count], estimate_count});
-        }
-      });
-      std::vector<double> column(b_count);
-      for (std::size_t c = 0; c < estimate_count; ++c) {
-        for (std::size_t b = 0; b < b_count; ++b) column[b] = replicates[b * estimate_count + c];
-        cis[c] = detail::percentile_interval(column, options.confidence);
-      }
-    }
+    if (options.bootstrap_resamples > 0) bootstrap_intervals(crn, options, cis);
   }
   out.total_variance = {point[0], cis[0]};
   out.aleatoric_variance = {point[1], cis[1]};

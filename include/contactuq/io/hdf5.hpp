@@ -291,7 +291,7 @@ struct file_options {
   // held_writes); the file on disk is left as it is. Not with swmr_write. The object must
   // outlive the file object.
   held_writes* hold_writes = nullptr;
-  // Scan the file for damaged global heaps before HDF5 reads it (see hdf5.cpp); false only
+  // Scan the file for damaged global heaps before HDF5 reads it (global_heap_check.cpp); false only
   // for a file this process wrote itself and holds locked, since the scan reads all of it.
   bool check_heaps = true;
 };
