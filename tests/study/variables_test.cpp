@@ -6,8 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "contactuq/model/registry.hpp"
+#include "contactuq/study/ensemble_study.hpp"
 
 using namespace contactuq;
 using namespace contactuq::study;
@@ -181,6 +186,22 @@ TEST_CASE("a role the method does not accept is refused at its key, naming the r
   // Without the epistemic role, a [model] key or case table is an unknown name.
   CHECK_THAT(error_of("[parameters.law]\nrole = \"epistemic\"\nchoices = [\"a\", \"b\"]\n", calibrate_roles).what(),
              Contains("parameters.law") && Contains("not an input of model"));
+}
+
+TEST_CASE("a sample study refuses a calibrated parameter, naming the roles it takes", "[variables]") {
+  model::register_builtin_models();
+  std::ifstream in(std::string(CONTACTUQ_SOURCE_DIR) + "/studies/quickstart.toml");
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string study = text.str();
+  const std::string role = "role = \"aleatoric\"";
+  const auto at = study.find(role, study.find("[parameters.mu]"));
+  REQUIRE(at != std::string::npos);
+  study.replace(at, role.size(), "role = \"calibrated\"");
+  CHECK_THROWS_WITH(read_ensemble_study(io::study_document::parse(study, "q.toml")),
+                    Contains("q.toml:") && Contains("parameters.mu.role = \"calibrated\"") &&
+                        Contains("a sample or nested study takes no calibrated parameters (its roles: fixed, "
+                                 "aleatoric, design, epistemic)"));
 }
 
 TEST_CASE("an unknown input is refused with the model's input names", "[variables]") {
