@@ -20,6 +20,7 @@
 #include "contactuq/io/hdf5.hpp"
 #include "contactuq/io/text_output.hpp"
 #include "contactuq/model/registry.hpp"
+#include "contactuq/study/variables.hpp"
 
 namespace contactuq::calibrate {
 
@@ -302,34 +303,16 @@ calibration_study read_calibration_study(const io::study_document& doc) {
                       {},
                       {}};
   const model::model& m = s.setup.model;
-  for (const auto& v : m.inputs()) s.setup.inputs.push_back(v.nominal);
 
   // Parameters: calibrated and fixed inputs.
   const io::study_table params = root.table("parameters");
-  for (const std::string& name : params.keys()) {
-    const io::study_table t = params.table(name);
-    const std::size_t i = m.find_input(name);
-    if (i == m.inputs().size())
-      params.fail(name, fmt::format("not an input of model {}; its inputs: {}", m.name(),
-                                    fmt::join(m.input_names(), ", ")));
-    const units::dimension dim = m.inputs()[i].dim;
-    const std::string role = t.choice("role", {"calibrated", "fixed"});
-    if (role == "fixed") {
-      t.allow_only({"role", "value"});
-      s.setup.inputs[i] = t.quantity("value", dim);
-      continue;
-    }
-    t.allow_only({"role", "low", "high", "start"});
-    free_parameter fp{name, t.quantity("low", dim), t.quantity("high", dim), std::nullopt};
-    if (t.has("start")) fp.start = t.quantity("start", dim);
-    if (!(fp.low < fp.high)) t.fail("high", "must be greater than low");
-    const double start = fp.start.value_or(s.setup.inputs[i]);
-    if (!(start >= fp.low && start <= fp.high))
-      t.fail(fp.start ? "start" : "low",
-             fmt::format("the first start {} {} (the model's value unless start is given) must "
-                         "lie within [low, high]",
-                         start, u::si_unit(dim)));
-    s.options.parameters.push_back(std::move(fp));
+  const study::variables vars =
+      study::read_variables(root, m, {"a calibrate study", {study::variable_role::calibrated, study::variable_role::fixed}});
+  // Calibrated inputs hold their first start; they are fitted in the order of their tables.
+  s.setup.inputs = vars.values();
+  for (const std::size_t i : vars.listed_with_role(study::variable_role::calibrated)) {
+    const study::variable& v = vars.inputs[i];
+    s.options.parameters.push_back(free_parameter{v.name, v.low, v.high, v.value});
   }
   if (s.options.parameters.empty())
     params.fail("no calibrated parameter: give at least one [parameters.<input>] with role = "

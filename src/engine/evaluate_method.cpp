@@ -10,29 +10,23 @@
 #include "contactuq/error.hpp"
 #include "contactuq/io/hdf5.hpp"
 #include "contactuq/model/registry.hpp"
+#include "contactuq/study/variables.hpp"
 #include "methods.hpp"
 #include "text_plot.hpp"
 
 namespace contactuq::engine::detail {
 namespace {
 
-// Model inputs: each input's nominal value, or the value its [parameters.<name>] table fixes.
+// Model inputs: each input's nominal value, or the value its [parameters.<name>] table fixes
+// (role = "fixed", which such a table may leave out).
 std::vector<double> evaluate_inputs(const io::study_table& root, const model::model& m) {
-  std::vector<double> x;
-  for (const auto& v : m.inputs()) x.push_back(v.nominal);
-  if (const auto parameters = root.optional_table("parameters")) {
-    for (const auto& name : parameters->keys()) {
-      const std::size_t i = m.find_input(name);
-      if (i == m.inputs().size())
-        parameters->fail(name, fmt::format("the model {} has no input \"{}\"", m.name(), name));
-      const io::study_table p = parameters->table(name);
-      p.allow_only({"role", "value"});
-      if (p.has("role") && p.string("role") != "fixed")
-        p.fail("role", "an evaluate study runs one case: every parameter is fixed (role = \"fixed\", value = ...); "
-                       "distributions and choices belong to sample and nested studies");
-      x[i] = p.quantity("value", m.inputs()[i].dim);
-    }
-  }
+  const std::vector<double> x =
+      study::read_variables(root, m,
+                            {"an evaluate study",
+                             {study::variable_role::fixed},
+                             study::variable_role::fixed,
+                             "it runs one case; distributions and choices belong to sample and nested studies"})
+          .values();
   for (std::size_t i = 0; i < x.size(); ++i)
     if (std::isnan(x[i]))
       root.fail(fmt::format("the model's input \"{}\" has no nominal value; give [parameters.{}] value = ...",

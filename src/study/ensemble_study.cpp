@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
 #include <span>
 #include <stdexcept>
@@ -49,162 +48,14 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-// Distribution parameters that are pure numbers whatever the input's dimension.
-bool dimensionless_parameter(std::string_view key) {
-  return key == "sigma_log" || key == "shape" || key == "alpha" || key == "beta";
-}
-
-uq::distribution read_distribution(const io::study_table& t, u::dimension dim) {
-  const std::string kind = t.string("distribution");
-  std::map<std::string, double> params;
-  if (kind == "discrete") {
-    t.allow_only({"role", "distribution", "values", "weights"});
-    const auto values = t.quantities("values", dim);
-    for (std::size_t i = 0; i < values.size(); ++i) params[fmt::format("value_{}", i)] = values[i];
-    if (t.has("weights")) {
-      const auto weights = t.quantities("weights", u::dimensionless);
-      if (weights.size() != values.size())
-        t.fail("weights", fmt::format("has {} entries, values has {}", weights.size(), values.size()));
-      for (std::size_t i = 0; i < weights.size(); ++i) params[fmt::format("weight_{}", i)] = weights[i];
-    }
-  } else {
-    for (const std::string& key : t.keys()) {
-      if (key == "role" || key == "distribution") continue;
-      params[key] = t.quantity(key, dimensionless_parameter(key) ? u::dimensionless : dim);
-    }
+// The role an ensemble stores for a variable (read_ensemble_study accepts no other roles).
+io::input_role input_role_of(variable_role r) {
+  switch (r) {
+    case variable_role::design: return io::input_role::design;
+    case variable_role::aleatoric: return io::input_role::aleatoric;
+    case variable_role::epistemic: return io::input_role::epistemic;
+    default: return io::input_role::fixed;
   }
-  try {
-    return uq::make_distribution(kind, params);
-  } catch (const parameter_error& e) {
-    if (e.field() == "kind") t.fail("distribution", e.what());
-    t.fail(e);
-  }
-}
-
-// A distribution may put at most this probability outside an input's valid range: below what a
-// study of 10^6 samples would ever draw (a normal K with a 5 % sd passes; one with a 50 % sd not).
-constexpr double negligible_outside = 1e-6;
-
-void check_in_range(const io::study_table& t, std::string_view key, double value, const model::variable& v) {
-  if (!v.valid.contains(value))
-    t.fail(key, fmt::format("{} = {:g} {} is outside the valid range of {}: {}", v.name, value, v.unit,
-                            v.name, v.valid.text(v.dim)));
-}
-
-void check_support(const io::study_table& t, const uq::distribution& d, const model::variable& v) {
-  if (!v.valid.bounded()) return;
-  if (d.is_discrete()) {
-    for (const double x : d.values()) check_in_range(t, "values", x, v);
-    return;
-  }
-  double outside = 0.0;
-  if (std::isfinite(v.valid.low)) outside += d.cdf(v.valid.low);
-  if (std::isfinite(v.valid.high)) outside += 1.0 - d.cdf(v.valid.high);
-  if (outside > negligible_outside)
-    t.fail("distribution",
-           fmt::format("{} puts probability {:.3g} outside the valid range of {} ({}); truncate it "
-                       "(distribution = \"truncated_normal\" with low and high inside the range) or use one whose "
-                       "support lies in it (uniform, triangular, beta)",
-                       d.describe(), outside, v.name, v.valid.text(v.dim)));
-}
-
-input_spec read_design_variable(const io::study_table& t, input_spec spec, const model::variable& v) {
-  const u::dimension dim = v.dim;
-  t.allow_only({"role", "low", "high", "value"});
-  spec.role = io::input_role::design;
-  spec.low = t.quantity("low", dim);
-  spec.high = t.quantity("high", dim);
-  if (!(spec.low < spec.high)) t.fail("high", fmt::format("must be > low = {}", t.value_text("low")));
-  check_in_range(t, "low", spec.low, v);
-  check_in_range(t, "high", spec.high, v);
-  spec.value = t.quantity_or("value", dim, 0.5 * (spec.low + spec.high));
-  if (!(spec.value >= spec.low && spec.value <= spec.high))
-    t.fail("value", "the start of a design variable must lie within [low, high]");
-  return spec;
-}
-
-input_spec read_parameter(const io::study_table& t, const model::variable& v) {
-  input_spec spec{v.name, v.unit, io::input_role::fixed, v.nominal, std::nullopt};
-  const std::string role = t.choice("role", {"fixed", "aleatoric", "design", "epistemic"});
-  if (role == "fixed") {
-    t.allow_only({"role", "value"});
-    spec.value = t.quantity("value", v.dim);
-    check_in_range(t, "value", spec.value, v);
-  } else if (role == "aleatoric") {
-    spec.role = io::input_role::aleatoric;
-    spec.distribution = read_distribution(t, v.dim);
-    check_support(t, *spec.distribution, v);
-  } else if (role == "design") {
-    return read_design_variable(t, spec, v);
-  } else {
-    spec.role = io::input_role::epistemic;  // values per case: see read_epistemic
-  }
-  return spec;
-}
-
-// The choices of an epistemic parameter: a list, or points equally spaced over [low, high].
-epistemic_parameter read_epistemic(const io::study_table& t, const std::string& name,
-                                   const model::variable* input, std::size_t index) {
-  epistemic_parameter e{name, input == nullptr, index, {}, {}, false, epistemic_parameter::npos};
-  if (!input) {
-    t.allow_only({"role", "choices"});
-    e.labels = t.element_texts("choices");
-  } else if (t.has("choices")) {
-    t.allow_only({"role", "choices"});
-    e.values = t.quantities("choices", input->dim);
-    e.labels = t.element_texts("choices");
-    for (const double x : e.values) check_in_range(t, "choices", x, *input);
-  } else {
-    t.allow_only({"role", "low", "high", "points"});
-    const double low = t.quantity("low", input->dim), high = t.quantity("high", input->dim);
-    if (!(low < high)) t.fail("high", fmt::format("must be greater than low = {}", t.value_text("low")));
-    check_in_range(t, "low", low, *input);
-    check_in_range(t, "high", high, *input);
-    const std::int64_t points = t.integer_or("points", 2);
-    if (points < 2 || points > 1000) t.fail("points", "must be an integer in [2, 1000]");
-    for (std::int64_t k = 0; k < points; ++k) {
-      const double v = low + (high - low) * static_cast<double>(k) / static_cast<double>(points - 1);
-      e.values.push_back(v);
-      e.labels.push_back(fmt::format("{:g} {}", v, u::si_unit(input->dim)));
-    }
-  }
-  std::set<std::string> unique(e.labels.begin(), e.labels.end());
-  if (unique.size() != e.labels.size()) t.fail(input && !t.has("choices") ? "points" : "choices", "has a choice twice");
-  return e;
-}
-
-// A case table: `choices` names the cases, every other key is a model input with one value per
-// case. The head (names only) goes into `epistemic`, then one column per input that follows it;
-// the columns' inputs become epistemic in `given`. `owner` records which table set an input.
-void read_case_table(const io::study_table& t, const std::string& name, const model::model& m,
-                     std::vector<std::optional<input_spec>>& given, std::vector<std::string>& owner,
-                     std::vector<epistemic_parameter>& epistemic) {
-  epistemic_parameter head{name, false, 0, t.element_texts("choices"), {}, true, epistemic_parameter::npos};
-  if (std::set<std::string>(head.labels.begin(), head.labels.end()).size() != head.labels.size())
-    t.fail("choices", "has a choice twice");
-  const std::size_t lead = epistemic.size();
-  epistemic.push_back(head);
-  for (const std::string& key : t.keys()) {
-    if (key == "role" || key == "choices") continue;
-    const std::size_t i = m.find_input(key);
-    if (i == m.inputs().size())
-      t.fail(key, fmt::format("not an input of model {}; a case table's keys are role, choices and inputs: {}",
-                              m.name(), joined(m.input_names())));
-    if (given[i])
-      t.fail(key, fmt::format("input {} is also set by [parameters.{}]; give it in one place", key,
-                              owner[i].empty() ? key : owner[i]));
-    const model::variable& v = m.inputs()[i];
-    epistemic_parameter column{key, false, i, t.element_texts(key), t.quantities(key, v.dim), false, lead};
-    if (column.values.size() != head.labels.size())
-      t.fail(key, fmt::format("has {} values for {} choices: give one value per case", column.values.size(),
-                              head.labels.size()));
-    for (const double x : column.values) check_in_range(t, key, x, v);
-    given[i] = input_spec{v.name, v.unit, io::input_role::epistemic, v.nominal, std::nullopt};
-    owner[i] = name;
-    epistemic.push_back(std::move(column));
-  }
-  if (epistemic.size() == lead + 1)
-    t.fail("choices", "a case table names at least one input with one value per choice");
 }
 
 // Every combination of the epistemic choices, the first parameter varying slowest, each with
@@ -375,41 +226,20 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
     io::read_output_limits(*output, outputs);
   }
 
-  std::vector<std::optional<input_spec>> given(m.inputs().size());
-  std::vector<std::string> owner(m.inputs().size());  // the case table that set an input
+  // The roles: an ensemble samples aleatoric inputs, in a case per combination of epistemic
+  // choices, at the value of design variables.
   const io::study_table parameters = root.table("parameters");
-  for (const std::string& name : parameters.keys()) {
-    const io::study_table t = parameters.table(name);
-    const std::size_t i = m.find_input(name);
-    if (i == m.inputs().size()) {
-      if (name == "type" || t.string_or("role", "") != "epistemic")
-        parameters.fail(name, fmt::format("not an input of model {}; its inputs: {} (a key of the [model] table "
-                                          "can only be given role = \"epistemic\" with a list of choices)",
-                                          m.name(), joined(m.input_names())));
-      const auto keys = t.keys();
-      if (std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return k != "role" && k != "choices"; }))
-        read_case_table(t, name, m, given, owner, study.epistemic);
-      else
-        study.epistemic.push_back(read_epistemic(t, name, nullptr, 0));
-      continue;
-    }
-    if (given[i])
-      parameters.fail(name, fmt::format("is also a column of the case table [parameters.{}]; give it in one place",
-                                        owner[i]));
-    given[i] = read_parameter(t, m.inputs()[i]);
-    if (given[i]->role == io::input_role::epistemic) study.epistemic.push_back(read_epistemic(t, name, &m.inputs()[i], i));
+  const variables vars = read_variables(
+      root, m,
+      {reading.design_inputs ? "an optimize study" : "a sample or nested study",
+       {variable_role::fixed, variable_role::aleatoric, variable_role::design, variable_role::epistemic}});
+  for (const variable& v : vars.inputs) {
+    if (!v.given && std::isnan(v.value))
+      parameters.fail(fmt::format("model {} has no default for input {}: give it a [parameters.{}] table",
+                                  m.name(), v.name, v.name));
+    study.inputs.push_back({v.name, v.unit, input_role_of(v.role), v.value, v.distribution, v.low, v.high});
   }
-  for (std::size_t i = 0; i < given.size(); ++i) {
-    const model::variable& v = m.inputs()[i];
-    if (given[i]) {
-      study.inputs.push_back(*given[i]);
-    } else {
-      if (std::isnan(v.nominal))
-        parameters.fail(fmt::format("model {} has no default for input {}: give it a [parameters.{}] table",
-                                    m.name(), v.name, v.name));
-      study.inputs.push_back({v.name, v.unit, io::input_role::fixed, v.nominal, std::nullopt});
-    }
-  }
+  study.epistemic = vars.epistemic;
   const auto aleatoric = study.aleatoric();
   if (aleatoric.empty()) parameters.fail("no parameter has role \"aleatoric\": there is nothing to sample");
   study.sampling = read_sampling(root.table("sampling"), study.inputs, aleatoric);

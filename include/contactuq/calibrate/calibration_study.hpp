@@ -3,7 +3,8 @@
 //
 //   [model]                 type = "<registered name>" and that model's own keys
 //   [parameters.<input>]    role = "calibrated", low, high, start (optional: the model's value)
-//                           role = "fixed", value
+//                           role = "fixed", value (study::read_variables: values and bounds in
+//                           the input's valid range; calibrated in the key order of [parameters])
 //   [data]                  tables = ["<csv>", ...]: one case per row; a column
 //                           "<input> [unit]" sets that input for the row (e.g. an approach
 //                           velocity), "<output> [unit]" is its measured value (an empty cell:

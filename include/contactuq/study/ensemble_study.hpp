@@ -2,20 +2,9 @@
 // Ensemble (sampling) studies: a registered model, the role of each of its inputs and a design.
 //
 //   [model]                 type = "<registered name>" and that model's own keys
-//   [parameters.<input>]    any model input, by name:
-//       role = "fixed",     value = "<quantity>"
-//       role = "aleatoric", distribution = "<kind>", <the kind's parameters with units>
-//                           (uq::make_distribution names; a discrete one takes
-//                           values = [...] and optionally weights = [...])
-//       role = "design",    low = "<quantity>", high = "<quantity>", value = "<start>"
-//                           (a design variable of robust design, default start (low + high) / 2;
-//                           a run evaluates it at value)
-//       role = "epistemic", choices = ["<quantity>", ...]  or  low, high and points = k >= 2
-//                           (k equally spaced values; the end points by default)
-//   [parameters.<key>]      a key of the [model] table that is no input, e.g. the contact law:
-//       role = "epistemic", choices = ["hertz", "thornton", ...]; the model is built once per
-//                           choice (every choice must give the same outputs and curves)
-//     inputs not listed keep the model's nominal value (role fixed).
+//   [parameters.<name>]     the role of a model input: fixed, aleatoric (at least one), design or
+//                           epistemic, and epistemic [model] keys and case tables; the format
+//                           and its checks are those of read_variables (variables.hpp)
 //   Epistemic parameters make a nested study: every combination of their choices (a case) is
 //   evaluated on the same N aleatoric samples (common random numbers), case after case.
 //   [sampling]              design = "monte_carlo" | "latin_hypercube" (default) |
@@ -44,6 +33,7 @@
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/io/study_file.hpp"
 #include "contactuq/model/model.hpp"
+#include "contactuq/study/variables.hpp"
 #include "contactuq/uq/design.hpp"
 #include "contactuq/uq/distribution.hpp"
 
@@ -65,23 +55,6 @@ struct input_spec {
   double value = 0.0;                             ///< fixed value, design value [SI]
   std::optional<uq::distribution> distribution;  ///< aleatoric only, in SI
   double low = 0.0, high = 0.0;                   ///< design bounds [SI] (design only)
-};
-
-// An epistemic parameter: a model input or a [model] key, and its choices.
-struct epistemic_parameter {
-  std::string name;                 ///< input name or [model] key
-  bool model_key = false;           ///< true: a [model] key; the model is rebuilt per choice
-  std::size_t input = 0;            ///< index of the model input (model_key false)
-  std::vector<std::string> labels;  ///< each choice as written, e.g. "hertz", "1 mm"
-  std::vector<double> values;       ///< each choice in SI (model_key false)
-  // A case table ([parameters.<name>] with `choices` naming the cases and one list of values
-  // per input): true on its head, which names the cases and sets no input itself. Its columns
-  // are epistemic inputs that follow it.
-  bool case_table = false;
-  // Index of the epistemic parameter whose choice this one takes (a column of a case table);
-  // npos: it is chosen on its own, in every combination with the others.
-  std::size_t follows = npos;
-  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 };
 
 // One combination of epistemic choices, with the model it is evaluated with.
