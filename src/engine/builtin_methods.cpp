@@ -13,10 +13,11 @@ method sample_method();
 method nested_method();
 method optimize_method();
 method calibrate_method();
+method morris_method();
 
 std::vector<method> builtin_methods() {
   return {evaluate_method(), curve_method(),    sweep_method(),    impact_method(),    pinslot_method(),
-          sample_method(),   nested_method(),   optimize_method(), calibrate_method()};
+          sample_method(),   nested_method(),   optimize_method(), calibrate_method(), morris_method()};
 }
 
 }  // namespace contactuq::engine::detail

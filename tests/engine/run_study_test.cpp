@@ -50,6 +50,7 @@ TEST_CASE("every shipped study names or implies its method", "[engine]") {
       {"pinslot_uq.toml", "sample"},
       {"pinslot_validation.toml", "pinslot"},
       {"quickstart.toml", "sample"},
+      {"receptacle_morris.toml", "morris"},
       {"receptacle_robust_design.toml", "optimize"},
       {"switch_epistemic.toml", "sample"},
       {"switch_evaluate.toml", "evaluate"},
