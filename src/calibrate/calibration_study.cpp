@@ -1,4 +1,5 @@
 #include "contactuq/calibrate/calibration_study.hpp"
+#include "contactuq/io/result_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/os.h>
@@ -517,13 +518,8 @@ void write_calibration_hdf5(const std::filesystem::path& path, const io::study_d
                             const calibration_study& s, const calibration_result& r) {
   namespace h5 = io::hdf5;
   h5::file file(path, h5::file_mode::create);
-  file.set_attribute("format", "contactuq-calibration");
-  file.set_attribute("format_version", std::int64_t{1});
-  file.set_attribute("method", "calibrate");
-  file.set_attribute("model", r.model);
-  file.set_attribute("title", s.title);
-  file.set_attribute("study_path", doc.file());
-  file.set_attribute("contactuq_version", CONTACTUQ_VERSION);
+  io::write_result_header(file, {.format = "contactuq-calibration", .method = "calibrate", .model = r.model,
+                                 .title = s.title, .study_text = doc.text(), .study_path = doc.file()});
   file.set_attribute("loss", std::string(to_string(s.options.loss)));
   file.set_attribute("confidence", r.confidence);
   file.set_attribute("cost", r.cost);
@@ -532,7 +528,6 @@ void write_calibration_hdf5(const std::filesystem::path& path, const io::study_d
   file.set_attribute("dof", static_cast<std::int64_t>(r.dof));
   file.set_attribute("starts_at_best", static_cast<std::int64_t>(r.starts_at_best));
   file.set_attribute("evaluations", static_cast<std::int64_t>(r.evaluations));
-  file.write_text("study", doc.text());
 
   // Estimates: value, standard errors and intervals, in SI with units per row.
   auto params = file.create_group("estimates");

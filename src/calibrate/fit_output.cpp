@@ -1,4 +1,5 @@
 #include "contactuq/calibrate/fit_output.hpp"
+#include "contactuq/io/result_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/os.h>
@@ -67,13 +68,9 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
                     const fit_study& study, const insertion_data& data, const fit_result& result) {
   namespace h5 = io::hdf5;
   h5::file file(path, h5::file_mode::create);
-  file.set_attribute("format", "contactuq-fit");
-  file.set_attribute("format_version", std::int64_t{1});
-  file.set_attribute("method", "calibrate");
-  file.set_attribute("model", "receptacle_pin");  // the fit's model (fit_study.hpp)
-  file.set_attribute("title", study.title);
-  file.set_attribute("study_path", doc.file());
-  file.set_attribute("contactuq_version", CONTACTUQ_VERSION);
+  // The fit's model is the receptacle-pin model (fit_study.hpp).
+  io::write_result_header(file, {.format = "contactuq-fit", .method = "calibrate", .model = "receptacle_pin",
+                                 .title = study.title, .study_text = doc.text(), .study_path = doc.file()});
   file.set_attribute("length_unit", study.units.unit_for(units::length));
   file.set_attribute("force_unit", study.units.unit_for(units::force));
   file.set_attribute("angle_unit", study.units.unit_for(units::angle));
@@ -89,7 +86,6 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   file.set_attribute("starts_at_best", static_cast<std::int64_t>(result.starts_at_best));
   file.set_attribute("evaluations", static_cast<std::int64_t>(result.evaluations));
   file.set_attribute("seconds", result.seconds);
-  file.write_text("study", doc.text());
   file.write_text("export_toml", export_toml(result, study.units, doc.file()));
 
   auto ints = [](h5::group& g, std::string_view name, const std::vector<std::int32_t>& v) {

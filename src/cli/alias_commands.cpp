@@ -38,7 +38,7 @@ void add_curve_command(CLI::App& app, int& exit_code) {
   sub->callback([o, &exit_code] {
     o->run.output = o->output;
     o->run.write_result = !o->output.empty();
-    exit_code = run_engine(o->study, o->run, o->quiet, "curve", {engine::method::curve, engine::method::sweep});
+    exit_code = run_engine(o->study, o->run, o->quiet, "curve", {"curve", "sweep"});
   });
 }
 
@@ -52,7 +52,7 @@ void add_impact_command(CLI::App& app, int& exit_code) {
                   "Write every impact to OUT.h5 or OUT.csv (default: the study's [output] file)");
   sub->callback([o, &exit_code] {
     o->run.output = o->output;
-    exit_code = run_engine(o->study, o->run, false, "impact", {engine::method::impact});
+    exit_code = run_engine(o->study, o->run, false, "impact", {"impact"});
   });
 }
 
@@ -65,7 +65,7 @@ void add_pinslot_command(CLI::App& app, int& exit_code) {
   sub->add_option("-o,--output", o->output, "Write force histories to OUT.h5 (default: the study's [output] file)");
   sub->callback([o, &exit_code] {
     o->run.output = o->output;
-    exit_code = run_engine(o->study, o->run, false, "pinslot", {engine::method::pinslot});
+    exit_code = run_engine(o->study, o->run, false, "pinslot", {"pinslot"});
   });
 }
 
@@ -85,7 +85,7 @@ void add_fit_command(CLI::App& app, int& exit_code) {
   sub->callback([o, &exit_code] {
     o->run.output = o->output;
     o->run.write_result = !o->output.empty();
-    exit_code = run_engine(o->study, o->run, o->quiet, "fit", {engine::method::calibrate});
+    exit_code = run_engine(o->study, o->run, o->quiet, "fit", {"calibrate"});
   });
 }
 
@@ -108,7 +108,7 @@ void add_optimize_command(CLI::App& app, int& exit_code) {
   sub->add_flag("-q,--quiet", o->quiet, "No progress and no table");
   sub->callback([o, &exit_code] {
     o->run.output = o->output;
-    exit_code = run_engine(o->study, o->run, o->quiet, "optimize", {engine::method::optimize});
+    exit_code = run_engine(o->study, o->run, o->quiet, "optimize", {"optimize"});
   });
 }
 

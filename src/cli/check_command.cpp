@@ -8,24 +8,6 @@
 #include "commands.hpp"
 
 namespace contactuq::cli {
-namespace {
-
-std::string_view case_word(engine::method m) {
-  switch (m) {
-    case engine::method::sample:
-    case engine::method::nested: return "samples";
-    case engine::method::optimize: return "evaluations at most";
-    case engine::method::impact: return "impacts";
-    case engine::method::pinslot: return "cases";
-    case engine::method::sweep: return "curves";
-    case engine::method::calibrate: return "fit";
-    case engine::method::curve: return "curve";
-    case engine::method::evaluate: return "case";
-  }
-  return "cases";
-}
-
-}  // namespace
 
 void add_check_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
@@ -48,8 +30,9 @@ void add_check_command(CLI::App& app, int& exit_code) {
         check.check_only = true;
         check.yes = o->yes;
         const engine::run_result r = engine::run_study(doc, check);
-        fmt::print("{}: ok: {} study of model {}, {} {} -> {}\n", study, engine::to_string(r.kind),
-                   r.model.empty() ? "-" : r.model, r.planned, case_word(r.kind), r.output.string());
+        fmt::print("{}: ok: {} study of model {}, {} {} -> {}\n", study, r.method_name,
+                   r.model.empty() ? "-" : r.model, r.planned, engine::find_method(r.method_name).counts,
+                   r.output.string());
       } catch (const std::bad_alloc&) {
         ++bad;
         fmt::print(stderr, "contactuq: error: {}: out of memory while reading the study\n", study);

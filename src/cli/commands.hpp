@@ -27,7 +27,7 @@ void set_design_executor(opt::design_executor* executor);
 void set_fit_executor(calibrate::fit_executor* executor);
 
 int run_engine(const std::string& study, engine::run_options options, bool quiet, std::string_view command,
-               std::initializer_list<engine::method> accepted, bool timing = false);
+               std::initializer_list<std::string_view> accepted, bool timing = false);
 
 // `summarize` of any result file that is not an ensemble: its attributes and datasets.
 void print_result_description(const std::string& file, bool json);

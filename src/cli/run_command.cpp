@@ -75,14 +75,13 @@ void set_design_executor(opt::design_executor* executor) { design_executor = exe
 void set_fit_executor(calibrate::fit_executor* executor) { fit_executor = executor; }
 
 int run_engine(const std::string& study, engine::run_options o, bool quiet, std::string_view command,
-               std::initializer_list<engine::method> accepted, bool timing) {
+               std::initializer_list<std::string_view> accepted, bool timing) {
   const auto doc = io::study_document::load(study);
   if (accepted.size() > 0) o.fallback = *accepted.begin();
-  const engine::method m = engine::method_of(doc, o.fallback);
-  if (accepted.size() > 0 && std::find(accepted.begin(), accepted.end(), m) == accepted.end())
+  const engine::method& m = engine::method_of(doc, o.fallback);
+  if (accepted.size() > 0 && std::find(accepted.begin(), accepted.end(), m.name) == accepted.end())
     throw std::invalid_argument(fmt::format("{}: a {} study; `contactuq {}` runs {}; run it with `contactuq run {}`",
-                                            study, engine::to_string(m), command,
-                                            engine::to_string(*accepted.begin()), study));
+                                            study, m.name, command, *accepted.begin(), study));
   o.build_commit = git_commit();
   o.report = quiet ? nullptr : stdout;
   o.errors = stderr;
@@ -90,9 +89,8 @@ int run_engine(const std::string& study, engine::run_options o, bool quiet, std:
   o.executor = ensemble_executor;
   o.design_executor = design_executor;
   o.fit_executor = fit_executor;
-  progress_printer progress(m == engine::method::optimize ? "evaluations" : "samples");
-  if (!quiet && (m == engine::method::sample || m == engine::method::nested || m == engine::method::optimize))
-    o.progress = std::ref(progress);
+  progress_printer progress(m.progress_unit.empty() ? "cases" : m.progress_unit);
+  if (!quiet && !m.progress_unit.empty()) o.progress = std::ref(progress);
   interrupted = false;
   const auto old_handler = std::signal(SIGINT, on_interrupt);
   engine::run_result r;
@@ -114,8 +112,7 @@ int run_engine(const std::string& study, engine::run_options o, bool quiet, std:
 
 void add_run_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
-      "run", "Run any study (sample, nested, evaluate, curve, sweep, impact, pinslot, optimize, calibrate) into one "
-             "result file");
+      "run", fmt::format("Run any study ({}) into one result file", engine::method_names()));
   struct options {
     std::string study;
     engine::run_options run;

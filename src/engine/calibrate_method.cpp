@@ -130,7 +130,7 @@ class fit_session {
 
 run_result run_calibrate(const io::study_document& doc, const run_options& o, const path& out) {
   std::FILE* to = report(o);
-  run_result r{.kind = method::calibrate, .output = out, .planned = 1};
+  run_result r{.method_name = "calibrate", .output = out, .planned = 1};
   for (const auto& extra : {o.csv, o.export_study})
     if (!extra.empty() && !o.force) refuse_overwrite(extra, false);
   if (cal::is_calibration_study(doc)) {  // any registered model
@@ -146,8 +146,8 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
     const auto result = cal::calibrate(study.setup, study.cases, study.options);
     fmt::print(to, "{}", cal::describe_calibration(study, result));
     if (!out.empty()) {
-      make_parent(out);
-      write_then_rename(out, [&](const path& file) { cal::write_calibration_hdf5(file, doc, study, result); });
+      io::make_parent_folder(out);
+      io::write_then_rename(out, [&](const path& file) { cal::write_calibration_hdf5(file, doc, study, result); });
       fmt::print(to, "\nwrote {}\n", out.string());
     }
     return r;
@@ -159,18 +159,18 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
   study.options.executor = fits.executor();
   const auto result = cal::fit(study.model, data, study.options);
   print_fit(to, study, data, result);
-  for (const path& file : {out, o.csv, o.export_study}) make_parent(file);
+  for (const path& file : {out, o.csv, o.export_study}) io::make_parent_folder(file);
   if (!out.empty()) {
-    write_then_rename(out, [&](const path& file) { cal::write_fit_hdf5(file, doc, study, data, result); });
+    io::write_then_rename(out, [&](const path& file) { cal::write_fit_hdf5(file, doc, study, data, result); });
     fmt::print(to, "\nwrote {}\n", out.string());
   }
   if (!o.csv.empty()) {
-    write_then_rename(o.csv, [&](const path& file) { cal::write_fit_csv(file, study, data, result); });
+    io::write_then_rename(o.csv, [&](const path& file) { cal::write_fit_csv(file, study, data, result); });
     fmt::print(to, "wrote {} ({} rows)\n", o.csv.string(), data.points());
   }
   const std::string toml = cal::export_toml(result, study.units, doc.file());
   if (!o.export_study.empty()) {
-    write_then_rename(o.export_study, [&](const path& name) {
+    io::write_then_rename(o.export_study, [&](const path& name) {
       std::ofstream file(name);
       file << toml;
       file.close();
@@ -181,6 +181,14 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
     fmt::print(to, "\nfitted parameters for a run study (--export FILE writes them):\n{}", toml);
   }
   return r;
+}
+
+method calibrate_method() {
+  return {.name = "calibrate",
+          .summary = "model inputs fitted to measured data",
+          .counts = "fit",
+          .result_optional = true,
+          .run = run_calibrate};
 }
 
 }  // namespace contactuq::engine::detail

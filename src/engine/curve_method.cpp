@@ -74,23 +74,39 @@ run_result run_curve(const io::study_document& doc, const run_options& o, const 
     throw std::invalid_argument(fmt::format("-o {}: the output must end in .csv or .h5", out.string()));
   const auto options = study::read_curve_study(doc);
   if (o.check_only)
-    return {.kind = options.sweep ? method::sweep : method::curve, .output = out,
+    return {.method_name = options.sweep ? "sweep" : "curve", .output = out,
             .planned = options.sweep ? options.sweep->values.size() : 1, .model = "receptacle_pin"};
   const auto cases = study::run_curve_study(options);
   std::FILE* to = report(o);
   print_report(to, options, cases);
-  run_result r{.kind = options.sweep ? method::sweep : method::curve, .output = out, .planned = cases.size()};
+  run_result r{.method_name = options.sweep ? "sweep" : "curve", .output = out, .planned = cases.size()};
   if (out.empty()) return r;
-  make_parent(out);
+  io::make_parent_folder(out);
   if (out.extension() == ".csv") {
-    write_then_rename(out, [&](const path& file) { study::write_curve_csv(file, options, cases); });
+    io::write_then_rename(out, [&](const path& file) { study::write_curve_csv(file, options, cases); });
     fmt::print(to, "\nwrote {} ({} rows)\n", out.string(), cases.size() * cases.front().curve.x.size());
   } else {
-    write_then_rename(out, [&](const path& file) { study::write_curve_hdf5(file, doc, options, cases); });
+    io::write_then_rename(out, [&](const path& file) { study::write_curve_hdf5(file, doc, options, cases); });
     fmt::print(to, "\nwrote {} ({} case{} x {} points)\n", out.string(), cases.size(), cases.size() == 1 ? "" : "s",
                cases.front().curve.x.size());
   }
   return r;
+}
+
+method curve_method() {
+  return {.name = "curve",
+          .summary = "the receptacle-pin stroke forward and back with its critical points",
+          .counts = "curve",
+          .result_optional = true,
+          .run = run_curve};
+}
+
+method sweep_method() {
+  return {.name = "sweep",
+          .summary = "curves over the values of one parameter",
+          .counts = "curves",
+          .result_optional = true,
+          .run = run_curve};
 }
 
 }  // namespace contactuq::engine::detail

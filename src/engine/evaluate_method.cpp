@@ -9,6 +9,7 @@
 
 #include "contactuq/error.hpp"
 #include "contactuq/io/hdf5.hpp"
+#include "contactuq/io/result_file.hpp"
 #include "contactuq/model/registry.hpp"
 #include "contactuq/study/variables.hpp"
 #include "methods.hpp"
@@ -39,14 +40,11 @@ void write_evaluation(const path& out, const io::study_document& doc, const mode
                       const std::string& message) {
   namespace h5 = io::hdf5;
   h5::file f(out.string(), h5::file_mode::create);
-  f.set_attribute("format", "contactuq-evaluate");
-  f.set_attribute("format_version", std::int32_t{1});
-  f.set_attribute("method", "evaluate");
-  f.set_attribute("model", m.name());
-  f.set_attribute("title", doc.root().string_or("title", ""));
+  io::write_result_header(f, {.format = "contactuq-evaluate", .method = "evaluate", .model = m.name(),
+                              .title = doc.root().string_or("title", ""), .study_text = doc.text(),
+                              .study_path = doc.file()});
   f.set_attribute("status", message.empty() ? "ok" : "failed");
   f.set_attribute("message", message);
-  f.write_text("study", doc.text());
   auto inputs = f.write("inputs", x);
   inputs.set_attribute("names", m.input_names());
   inputs.set_attribute("units", m.input_units());
@@ -128,9 +126,9 @@ run_result run_evaluate(const io::study_document& doc, const run_options& o, con
     io::read_display_units(*output, m.named_dimensions());  // checked here, applied by summarize and plot
   }
   const std::vector<double> x = evaluate_inputs(root, m);
-  if (o.check_only) return {.kind = method::evaluate, .output = out, .planned = 1};
-  make_parent(out);
-  run_result r{.kind = method::evaluate, .output = out, .planned = 1};
+  if (o.check_only) return {.method_name = "evaluate", .output = out, .planned = 1};
+  io::make_parent_folder(out);
+  run_result r{.method_name = "evaluate", .output = out, .planned = 1};
   std::FILE* to = report(o);
   fmt::print(to, "{}\n  model {}, one case at the study's values{}\n", root.string_or("title", doc.file()), m.name(),
              m.has_trace() ? ", every accepted step and event" : "");
@@ -154,11 +152,18 @@ run_result run_evaluate(const io::study_document& doc, const run_options& o, con
     r.failed = 1;
     r.exit_code = 1;
   }
-  write_then_rename(out, [&](const path& file) {
+  io::write_then_rename(out, [&](const path& file) {
     write_evaluation(file, doc, m, x, trace ? &*trace : nullptr, evaluation ? &*evaluation : nullptr, failure);
   });
   fmt::print(to, "\nwrote {}\n", out.string());
   return r;
+}
+
+method evaluate_method() {
+  return {.name = "evaluate",
+          .summary = "one case at the study's values, a dynamic model's every accepted step and located event",
+          .counts = "case",
+          .run = run_evaluate};
 }
 
 }  // namespace contactuq::engine::detail

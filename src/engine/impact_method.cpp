@@ -44,8 +44,8 @@ run_result run_impact(const io::study_document& doc, const run_options& o, const
   if (!out.empty() && out.extension() != ".csv" && out.extension() != ".h5")
     throw std::invalid_argument(fmt::format("{}: the impact output must end in .csv or .h5", out.string()));
   if (o.check_only)
-    return {.kind = method::impact, .output = out, .planned = opt.laws.size() * opt.velocities.size(), .model = "impact"};
-  make_parent(out);  // before the impacts run, not after
+    return {.method_name = "impact", .output = out, .planned = opt.laws.size() * opt.velocities.size(), .model = "impact"};
+  io::make_parent_folder(out);  // before the impacts run, not after
   const auto cases = study::run_impact_study(opt);
   std::FILE* to = report(o);
   fmt::print(to, "bodies: {} ({}) on {} ({}); m1 = {:.4g} kg, m2 = {}\n", opt.pair.body_1.name,
@@ -57,20 +57,27 @@ run_result run_impact(const io::study_document& doc, const run_options& o, const
   print_table(to, opt, cases, "coefficient of restitution [-]", [](const R& r) { return r.restitution; }, "{:.4f}");
   print_table(to, opt, cases, "peak contact force [N]", [](const R& r) { return r.peak_force; }, "{:.4g}");
   print_table(to, opt, cases, "contact duration [us]", [](const R& r) { return r.contact_duration * 1e6; }, "{:.4g}");
-  run_result r{.kind = method::impact, .output = out, .planned = cases.size()};
+  run_result r{.method_name = "impact", .output = out, .planned = cases.size()};
   for (const auto& c : cases) r.failed += !c.result.ok();
   fmt::print(to, "\n{} impacts, {} failed\n", cases.size(), r.failed);
   for (const auto& c : cases)
     if (!c.result.ok()) fmt::print(to, "  {} at v0 = {:.4g} m/s: {}\n", c.law, c.velocity, c.result.message);
   if (!out.empty()) {
     if (out.extension() == ".csv")
-      write_then_rename(out, [&](const path& file) { study::write_impact_csv(file.string(), cases); });
+      io::write_then_rename(out, [&](const path& file) { study::write_impact_csv(file.string(), cases); });
     else
-      write_then_rename(out, [&](const path& file) { study::write_impact_hdf5(file.string(), doc, opt, cases); });
+      io::write_then_rename(out, [&](const path& file) { study::write_impact_hdf5(file.string(), doc, opt, cases); });
     fmt::print(to, "wrote {} ({} rows)\n", out.string(), cases.size());
   }
   r.exit_code = r.failed == cases.size() ? 1 : 0;  // no impact succeeded: no result
   return r;
+}
+
+method impact_method() {
+  return {.name = "impact",
+          .summary = "every contact law over a range of approach speeds",
+          .counts = "impacts",
+          .run = run_impact};
 }
 
 }  // namespace contactuq::engine::detail

@@ -104,7 +104,7 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
   model::register_builtin_models();
   const opt::optimization_study s = opt::read_optimization_study(doc);
   if (o.check_only)
-    return {.kind = method::optimize, .output = out,
+    return {.method_name = "optimize", .output = out,
             .planned = planned_evaluations(s, opt::optimization_models(s).size())};
   const std::size_t threads = o.threads > 0 ? o.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
   std::optional<tbb::global_control> limit;
@@ -117,7 +117,7 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
   std::vector<opt::evaluation_record> replay;
   if (o.resume) replay = opt::resume_history(out, doc);
   const std::size_t in_file = replay.size();
-  make_parent(out);
+  io::make_parent_folder(out);
   opt::optimization_writer writer = opt::optimization_writer::create(out, schema);
   opt::history log(std::move(replay));
   const std::size_t planned = planned_evaluations(s, models.size());
@@ -135,7 +135,7 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
              threads == 1 ? "" : "s");
   if (o.resume) fmt::print(to, "resuming: {} evaluations in the file are replayed\n", in_file);
   std::fflush(to);
-  run_result r{.kind = method::optimize, .output = out, .planned = planned};
+  run_result r{.method_name = "optimize", .output = out, .planned = planned};
   std::optional<opt::epistemic_result> result;
   // The designs' samples evaluated elsewhere (the ranks of an MPI job), finished however the
   // optimisation ends.
@@ -166,6 +166,15 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
   for (const auto& optimum : result->optima) feasible = feasible && optimum.feasible;
   r.exit_code = feasible ? 0 : 1;
   return r;
+}
+
+method optimize_method() {
+  return {.name = "optimize",
+          .summary = "robust design over design variables",
+          .counts = "evaluations at most",
+          .progress_unit = "evaluations",
+          .resumable = true,
+          .run = run_optimize};
 }
 
 }  // namespace contactuq::engine::detail

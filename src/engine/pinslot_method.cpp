@@ -13,8 +13,8 @@ run_result run_pinslot(const io::study_document& doc, const run_options& o, cons
   const auto st = study::read_pinslot_study(doc);
   if (!out.empty() && out.extension() != ".h5")
     throw std::invalid_argument(fmt::format("{}: the pinslot output must end in .h5", out.string()));
-  if (o.check_only) return {.kind = method::pinslot, .output = out, .planned = st.cases.size()};
-  make_parent(out);
+  if (o.check_only) return {.method_name = "pinslot", .output = out, .planned = st.cases.size()};
+  io::make_parent_folder(out);
   std::FILE* to = report(o);
   const auto results = study::run_pinslot_study(st);
   fmt::print(to, "\n  {:<22} {:<5} {:<24} {:>7} {:>11} {:>11} {:>9} {:>9} {:>10} {:>8}\n", "case", "joint", "law",
@@ -34,13 +34,20 @@ run_result run_pinslot(const io::study_document& doc, const run_options& o, cons
                r.wall_time * 1e3);
   }
   fmt::print(to, "\n{} cases, {} failed\n", results.size(), failed);
-  run_result r{.kind = method::pinslot, .output = out, .planned = results.size(), .failed = failed};
+  run_result r{.method_name = "pinslot", .output = out, .planned = results.size(), .failed = failed};
   if (!out.empty()) {
-    write_then_rename(out, [&](const path& file) { study::write_pinslot_h5(file.string(), doc.text(), st.title, results); });
+    io::write_then_rename(out, [&](const path& file) { study::write_pinslot_h5(file.string(), doc.text(), doc.file(), st.title, results); });
     fmt::print(to, "wrote {} ({} cases)\n", out.string(), results.size());
   }
   r.exit_code = failed == 0 ? 0 : 1;  // a case without its figure is no result
   return r;
+}
+
+method pinslot_method() {
+  return {.name = "pinslot",
+          .summary = "the labelled cases of the pin-slot set-up",
+          .counts = "cases",
+          .run = run_pinslot};
 }
 
 }  // namespace contactuq::engine::detail

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -11,45 +10,40 @@
 #include <utility>
 
 #include "contactuq/io/hdf5.hpp"
+#include "contactuq/engine/method.hpp"
 #include "contactuq/model/registry.hpp"
 #include "methods.hpp"
 
 namespace contactuq::engine {
 namespace {
 
-constexpr std::array<std::pair<method, std::string_view>, 9> method_names{{
-    {method::evaluate, "evaluate"},
-    {method::curve, "curve"},
-    {method::sweep, "sweep"},
-    {method::impact, "impact"},
-    {method::pinslot, "pinslot"},
-    {method::sample, "sample"},
-    {method::nested, "nested"},
-    {method::optimize, "optimize"},
-    {method::calibrate, "calibrate"},
-}};
-
-// The tables a study holds decide its method when it names none (study files before `method`).
-method inferred_method(const io::study_table& root, std::optional<method> fallback) {
-  if (root.has("optimization")) return method::optimize;
-  if (root.has("fit")) return method::calibrate;
-  if (root.has("impact")) return method::impact;
-  if (root.has("stroke")) return root.has("sweep") ? method::sweep : method::curve;
-  if (root.has("sampling") || root.has("parameters")) return method::sample;
-  if (root.has("model") && root.table("model").string_or("type", "") == "pinslot") return method::pinslot;
-  if (fallback) return *fallback;
-  throw std::invalid_argument(fmt::format(
-      "{}: the study names no method and holds none of the tables that imply one; add method = \"...\" (one of "
-      "evaluate, curve, sweep, impact, pinslot, sample, nested, optimize, calibrate)",
-      root.file()));
+// Names the registered methods that `has` picks, as "a, b and c".
+template <class Predicate>
+std::string names_of(Predicate has) {
+  std::vector<std::string> names;
+  for (const method* m : methods())
+    if (has(*m)) names.push_back(m->name);
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
 }
 
-run_result run_method(method m, const io::study_document& doc, const run_options& options,
-                      const std::filesystem::path& out);
+// The method a study written before the root key `method` asks for by its tables, or "". The
+// one place that maps old study files to methods; methods added since are chosen by name only.
+std::string_view legacy_method(const io::study_table& root) {
+  if (root.has("optimization")) return "optimize";
+  if (root.has("fit")) return "calibrate";
+  if (root.has("impact")) return "impact";
+  if (root.has("stroke")) return root.has("sweep") ? "sweep" : "curve";
+  if (root.has("sampling") || root.has("parameters")) return "sample";
+  if (root.has("model") && root.table("model").string_or("type", "") == "pinslot") return "pinslot";
+  return {};
+}
 
 // Runs the method with its stop and cancel flags also raised when options.time_limit seconds
 // have passed (a watcher polls every 20 ms; samples check cancel before they start).
-run_result run_with_deadline(method m, const io::study_document& doc, const run_options& options,
+run_result run_with_deadline(const method& m, const io::study_document& doc, const run_options& options,
                              const std::filesystem::path& out) {
   if (!std::isfinite(options.time_limit) || options.time_limit > 1e9)
     throw std::invalid_argument(fmt::format("--time-limit {}: at most 1e9 seconds", options.time_limit));
@@ -67,7 +61,7 @@ run_result run_with_deadline(method m, const io::study_document& doc, const run_
   limited.cancel = &expired;
   run_result r;
   try {
-    r = run_method(m, doc, limited, out);
+    r = m.run(doc, limited, out);
   } catch (...) {
     done = true;
     watcher.join();
@@ -82,21 +76,21 @@ run_result run_with_deadline(method m, const io::study_document& doc, const run_
 
 }  // namespace
 
-std::string_view to_string(method m) {
-  for (const auto& [value, name] : method_names)
-    if (value == m) return name;
-  return "?";
-}
-
-method method_of(const io::study_document& doc, std::optional<method> fallback) {
+const method& method_of(const io::study_document& doc, std::string_view fallback) {
   const io::study_table root = doc.root();
-  if (!root.has("method")) return inferred_method(root, fallback);
-  const std::string name = root.string("method");
-  for (const auto& [value, text] : method_names)
-    if (text == name) return value;
-  root.fail("method", fmt::format("unknown method \"{}\"; the methods are evaluate, curve, sweep, impact, pinslot, "
-                                  "sample, nested, optimize, calibrate",
-                                  name));
+  if (root.has("method")) {
+    const std::string name = root.string("method");
+    try {
+      return find_method(name);
+    } catch (const std::invalid_argument& e) {
+      root.fail("method", e.what());
+    }
+  }
+  if (const std::string_view implied = legacy_method(root); !implied.empty()) return find_method(implied);
+  if (!fallback.empty()) return find_method(fallback);
+  throw std::invalid_argument(fmt::format("{}: the study names no method and holds none of the tables that imply one; "
+                                          "add method = \"...\" (one of {})",
+                                          root.file(), method_names()));
 }
 
 void refuse_overwrite(const std::filesystem::path& path, bool resumable) {
@@ -112,55 +106,35 @@ void refuse_overwrite(const std::filesystem::path& path, bool resumable) {
 }
 
 run_result run_study(const io::study_document& doc, const run_options& options) {
-  const method m = method_of(doc, options.fallback);
-  const bool resumable = m == method::sample || m == method::nested || m == method::optimize;
+  const method& m = method_of(doc, options.fallback);
   if (options.resume && options.force) throw std::invalid_argument("--resume and --force exclude each other");
-  if (options.resume && !resumable)
-    throw std::invalid_argument(fmt::format("{}: a {} study runs in one go; --resume applies to sample, nested and "
-                                            "optimize studies",
-                                            doc.file(), to_string(m)));
-  if (options.time_limit > 0 && !resumable)
-    throw std::invalid_argument(fmt::format("{}: --time-limit stops sample, nested and optimize studies (which "
-                                            "resume); this one ({}) runs in one go",
-                                            doc.file(), to_string(m)));
-  if (!options.shard.empty() && m != method::sample && m != method::nested)
-    throw std::invalid_argument(fmt::format("{}: --shard splits the samples of a sample or nested study, not a {} study",
-                                            doc.file(), to_string(m)));
+  const auto resumable = [](const method& x) { return x.resumable; };
+  if (options.resume && !m.resumable)
+    throw std::invalid_argument(fmt::format("{}: a {} study runs in one go; --resume applies to {} studies", doc.file(),
+                                            m.name, names_of(resumable)));
+  if (options.time_limit > 0 && !m.resumable)
+    throw std::invalid_argument(fmt::format("{}: --time-limit stops {} studies (which resume); this one ({}) runs in "
+                                            "one go",
+                                            doc.file(), names_of(resumable), m.name));
+  if (!options.shard.empty() && !m.shards)
+    throw std::invalid_argument(fmt::format("{}: --shard splits the cases of {} studies, not a {} study", doc.file(),
+                                            names_of([](const method& x) { return x.shards; }), m.name));
   const io::study_table root = doc.root();
   std::filesystem::path out = options.output;
   if (out.empty() && root.has("output")) out = root.table("output").string_or("file", "");
   if (out.empty()) out = std::filesystem::path(doc.file()).filename().replace_extension(".h5");
   if (!options.write_result && !options.check_only) {
-    if (m != method::curve && m != method::sweep && m != method::calibrate)
-      throw std::invalid_argument(fmt::format("{}: a {} study always writes its result file", doc.file(), to_string(m)));
+    if (!m.result_optional)
+      throw std::invalid_argument(fmt::format("{}: a {} study always writes its result file", doc.file(), m.name));
     out.clear();
   }
-  if (!out.empty() && !options.resume && !options.force && !options.check_only) refuse_overwrite(out, resumable);
+  if (!out.empty() && !options.resume && !options.force && !options.check_only) refuse_overwrite(out, m.resumable);
   run_result result = options.time_limit > 0 && !options.check_only ? run_with_deadline(m, doc, options, out)
-                                                                     : run_method(m, doc, options, out);
+                                                                     : m.run(doc, options, out);
+  if (result.method_name.empty()) result.method_name = m.name;
   if (result.model.empty() && root.has("model")) result.model = root.table("model").string_or("type", "");
   return result;
 }
-
-namespace {
-
-run_result run_method(method m, const io::study_document& doc, const run_options& options,
-                      const std::filesystem::path& out) {
-  switch (m) {
-    case method::evaluate: return detail::run_evaluate(doc, options, out);
-    case method::curve:
-    case method::sweep: return detail::run_curve(doc, options, out);
-    case method::impact: return detail::run_impact(doc, options, out);
-    case method::pinslot: return detail::run_pinslot(doc, options, out);
-    case method::sample:
-    case method::nested: return detail::run_sample(doc, options, out);
-    case method::optimize: return detail::run_optimize(doc, options, out);
-    case method::calibrate: return detail::run_calibrate(doc, options, out);
-  }
-  throw std::logic_error("run_study: unhandled method");
-}
-
-}  // namespace
 
 shown_units display_units_of_result(const std::filesystem::path& file) {
   shown_units shown;
@@ -192,23 +166,6 @@ std::FILE* errors(const run_options& o) {
   if (o.errors) return o.errors;
   static std::FILE* const discard = std::fopen("/dev/null", "w");
   return discard;
-}
-
-void make_parent(const path& out) {
-  if (const path dir = out.parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-}
-
-void write_then_rename(const path& out, const std::function<void(const path&)>& write) {
-  path part = out;
-  part += ".part";
-  try {
-    write(part);
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(part, ignored);
-    throw;
-  }
-  std::filesystem::rename(part, out);
 }
 
 }  // namespace detail

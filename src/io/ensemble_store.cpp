@@ -1,4 +1,5 @@
 #include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/io/result_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -631,12 +632,14 @@ std::filesystem::path sibling(const std::filesystem::path& path, const char* suf
 void write_empty_ensemble(const std::filesystem::path& path, const ensemble_schema& s,
                           const ensemble_options& options) {
   hdf5::file f(path, hdf5::file_mode::create);
-  f.set_attribute("format", format_name);
-  f.set_attribute("format_version", format_version);
-  f.set_attribute("method", !s.metadata.method.empty() ? s.metadata.method
-                            : s.metadata.epistemic_cases.empty() ? "sample" : "nested");
-  f.set_attribute("model", s.metadata.model);
-  f.write_text("study", s.metadata.study_text);
+  write_result_header(f, {.format = format_name,
+                          .format_version = format_version,
+                          .method = !s.metadata.method.empty()           ? s.metadata.method
+                                    : s.metadata.epistemic_cases.empty() ? "sample"
+                                                                         : "nested",
+                          .model = s.metadata.model,
+                          .study_text = s.metadata.study_text,
+                          .study_path = s.metadata.study_path});
   auto metadata = f.create_group("metadata");
   write_metadata(metadata, s.metadata);
   if (s.metadata.shard_count > 0)

@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <toml++/toml.h>
 
 namespace contactuq::io {
 namespace {
 
-std::string join(std::initializer_list<std::string_view> items) {
+std::string join(std::span<const std::string_view> items) {
   std::string out;
   for (auto item : items) {
     if (!out.empty()) out += ", ";
@@ -255,6 +256,10 @@ std::vector<study_table> study_table::tables(std::string_view key) const {
 }
 
 void study_table::allow_only(std::initializer_list<std::string_view> allowed) const {
+  allow_only(std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+void study_table::allow_only(std::span<const std::string_view> allowed) const {
   for (const auto& [k, v] : *table_) {
     bool known = false;
     for (auto a : allowed) known = known || a == k.str();

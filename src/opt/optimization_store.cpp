@@ -1,4 +1,5 @@
 #include "contactuq/opt/optimization_store.hpp"
+#include "contactuq/io/result_file.hpp"
 
 #include <fmt/format.h>
 
@@ -71,11 +72,12 @@ namespace {
 
 void write_skeleton(const std::filesystem::path& path, const optimization_schema& s) {
   hdf5::file f(path, hdf5::file_mode::create);
-  f.set_attribute("format", format_name);
-  f.set_attribute("format_version", format_version);
-  f.set_attribute("method", "optimize");
-  f.set_attribute("model", s.model);
-  f.write_text("study", s.study_text);
+  io::write_result_header(f, {.format = format_name,
+                              .format_version = format_version,
+                              .method = "optimize",
+                              .model = s.model,
+                              .study_text = s.study_text,
+                              .study_path = s.study_path});
   auto meta = f.create_group("metadata");
   meta.set_attribute("study_path", s.study_path);
   meta.set_attribute("contactuq_version",

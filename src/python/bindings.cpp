@@ -155,7 +155,7 @@ py::dict run(const std::string& study_text, const std::string& file_name, const 
   }
   if (callback_error) throw std::move(*callback_error);
   py::dict result;
-  result["method"] = std::string(engine::to_string(r.kind));
+  result["method"] = r.method_name;
   result["output"] = r.output.string();
   result["planned"] = r.planned;
   result["failed"] = r.failed;
@@ -171,7 +171,7 @@ py::dict check(const std::string& study_text, const std::string& file_name, cons
   o.check_only = true;
   const engine::run_result r = engine::run_study(doc, o);
   py::dict result;
-  result["method"] = std::string(engine::to_string(r.kind));
+  result["method"] = r.method_name;
   result["model"] = r.model;
   result["planned"] = r.planned;
   result["output"] = r.output.string();

@@ -1,4 +1,5 @@
 #include "contactuq/study/curve_output.hpp"
+#include "contactuq/io/result_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/os.h>
@@ -74,12 +75,10 @@ void write_curve_hdf5(const std::filesystem::path& path, const io::study_documen
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
   h5::file file(path, h5::file_mode::create);
-  file.set_attribute("format", "contactuq-curve");
-  file.set_attribute("format_version", std::int64_t{1});
-  file.set_attribute("method", options.sweep ? "sweep" : "evaluate");
-  file.set_attribute("model", "receptacle_pin");
-  auto text = file.write_text("study", study.text());
-  text.set_attribute("file", study.file());
+  auto text = io::write_result_header(file, {.format = "contactuq-curve", .method = options.sweep ? "sweep" : "curve",
+                                             .model = "receptacle_pin", .title = options.title,
+                                             .study_text = study.text(), .study_path = study.file()});
+  text.set_attribute("file", study.file());  // where readers of format_version 1 look
   text.set_attribute("title", options.title);
   text.set_attribute("contactuq_version", CONTACTUQ_VERSION);
 

@@ -210,10 +210,11 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
 
 ensemble_study read_ensemble_study(const io::study_document& doc, const study_reading& reading) {
   const io::study_table root = doc.root();
-  if (reading.design_inputs)
-    root.allow_only({"title", "method", "model", "parameters", "sampling", "optimization", "output"});
-  else
-    root.allow_only({"title", "method", "model", "parameters", "sampling", "output"});
+  std::vector<std::string_view> tables{"title", "method", "model", "parameters", "output"};
+  if (reading.sampling) tables.push_back("sampling");
+  if (reading.design_inputs) tables.push_back("optimization");
+  tables.insert(tables.end(), reading.method_tables.begin(), reading.method_tables.end());
+  root.allow_only(tables);
   const io::study_table model_table = root.table("model");
   ensemble_study study{root.string_or("title", ""), model::make_model(model_table), {}, {}, {}, {}};
   const model::model& m = study.model;
@@ -242,7 +243,7 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
   study.epistemic = vars.epistemic;
   const auto aleatoric = study.aleatoric();
   if (aleatoric.empty()) parameters.fail("no parameter has role \"aleatoric\": there is nothing to sample");
-  study.sampling = read_sampling(root.table("sampling"), study.inputs, aleatoric);
+  if (reading.sampling) study.sampling = read_sampling(root.table("sampling"), study.inputs, aleatoric);
   study.cases = make_cases(study, model_table, parameters);
   if (study.rows() > 1'000'000'000)
     root.table("sampling").fail("samples", fmt::format("{} cases x {} samples is more than 1e9 evaluations",

@@ -1,4 +1,5 @@
 #include "contactuq/study/impact_study.hpp"
+#include "contactuq/io/result_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/os.h>
@@ -160,12 +161,8 @@ void write_impact_hdf5(const std::string& path, const io::study_document& doc, c
   namespace h5 = io::hdf5;
   const std::size_t laws = options.laws.size(), velocities = options.velocities.size();
   h5::file f(path, h5::file_mode::create);
-  f.set_attribute("format", "contactuq-impact");
-  f.set_attribute("format_version", std::int32_t{1});
-  f.set_attribute("method", "impact");
-  f.set_attribute("model", "impact");
-  f.set_attribute("title", options.title);
-  f.write_text("study", doc.text());
+  io::write_result_header(f, {.format = "contactuq-impact", .method = "impact", .model = "impact",
+                              .title = options.title, .study_text = doc.text(), .study_path = doc.file()});
   f.set_attribute("laws", options.labels);
   f.write("approach_velocity", options.velocities).set_attribute("units", "m/s");
   // One laws x velocities matrix per output, case (l, v) at row l, column v; NaN where it failed.

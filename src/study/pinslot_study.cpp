@@ -1,4 +1,5 @@
 #include "contactuq/study/pinslot_study.hpp"
+#include "contactuq/io/result_file.hpp"
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
@@ -51,16 +52,12 @@ std::vector<pinslot_case_result> run_pinslot_study(const pinslot_study& study) {
   return results;
 }
 
-void write_pinslot_h5(const std::string& path, const std::string& study_text, const std::string& title,
+void write_pinslot_h5(const std::string& path, const std::string& study_text, const std::string& study_path, const std::string& title,
                       const std::vector<pinslot_case_result>& results) {
   namespace h5 = io::hdf5;
   h5::file f(path, h5::file_mode::create);
-  f.set_attribute("format", "contactuq-pinslot");
-  f.set_attribute("format_version", std::int32_t{1});
-  f.set_attribute("method", "evaluate");  // one deterministic run per labelled case
-  f.set_attribute("model", "pinslot");
-  f.set_attribute("title", title);
-  f.write_text("study", study_text);
+  io::write_result_header(f, {.format = "contactuq-pinslot", .method = "pinslot", .model = "pinslot", .title = title,
+                              .study_text = study_text, .study_path = study_path});
   auto cases = f.create_group("cases");
   std::vector<std::string> labels;
   for (const auto& r : results) labels.push_back(r.label);

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "contactuq/engine/method.hpp"
 #include "contactuq/io/display_units.hpp"
 #include "contactuq/io/study_file.hpp"
 
@@ -28,26 +29,11 @@ class fit_executor;
 
 namespace contactuq::engine {
 
-// What a study does with its model.
-enum class method {
-  evaluate,   ///< one nominal case, full-resolution time histories with events
-  curve,      ///< the receptacle-pin stroke, forward and back ([stroke])
-  sweep,      ///< curves over the values of one parameter ([stroke] + [sweep])
-  impact,     ///< every contact law over approach velocities ([impact])
-  pinslot,    ///< the labelled cases of the pin-slot set-up
-  sample,     ///< Monte Carlo, LHS or QMC over the aleatoric inputs ([sampling])
-  nested,     ///< epistemic cases x aleatoric samples with common random numbers
-  optimize,   ///< robust design ([optimization])
-  calibrate,  ///< model inputs fitted to measured data (method = "calibrate", or [fit])
-};
-
-std::string_view to_string(method m);
-
-// The method a study asks for: its root key `method` when present (one of the names above;
-// anything else is an error naming the allowed values), otherwise inferred from its tables.
-// When neither says, `fallback` (the method of the command that runs it), or else
-// std::invalid_argument naming the file.
-method method_of(const io::study_document& doc, std::optional<method> fallback = std::nullopt);
+// The method a study asks for: its root key `method` when present (a registered method's name;
+// anything else is an error naming the registered ones), otherwise the first registered method
+// whose tables the study holds (engine/method.hpp). When neither says, `fallback` (the method of
+// the command that runs it, "" for none), or else std::invalid_argument naming the file.
+const method& method_of(const io::study_document& doc, std::string_view fallback = {});
 
 struct run_options {
   // The result file; "" -> the study's [output] file, or else its file name with .h5 (in the
@@ -75,7 +61,7 @@ struct run_options {
   std::size_t max_new = 0;       ///< optimize: stop after this many new evaluations (0: no limit)
   std::filesystem::path csv;     ///< calibrate (receptacle-pin fit): also write every point here
   std::filesystem::path export_study;  ///< calibrate (receptacle-pin fit): fitted [parameters.x]
-  std::optional<method> fallback;  ///< the method of a study that neither names nor implies one
+  std::string fallback;          ///< the method of a study that neither names nor implies one; "": none
   std::string build_commit;      ///< the front end's git commit, stored in ensemble metadata
   const std::atomic<bool>* stop = nullptr;  ///< set to true to stop cleanly (an interrupted run)
   // Set with stop to also drop the samples in flight (a sample or nested study in one process:
@@ -93,7 +79,7 @@ struct run_options {
 };
 
 struct run_result {
-  method kind = method::sample;
+  std::string method_name;       ///< the method that ran (a nested study: "nested")
   std::filesystem::path output;  ///< the result file written
   std::size_t planned = 0;       ///< cases (samples, impacts, evaluations) the study planned
   std::size_t failed = 0;        ///< of them, how many failed

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,6 +100,7 @@ class study_table {
   // Rejects keys other than `allowed`, naming the stray key and listing the allowed ones:
   // a misspelt key must never be ignored silently.
   void allow_only(std::initializer_list<std::string_view> allowed) const;
+  void allow_only(std::span<const std::string_view> allowed) const;
 
   // Errors located at a key's line, or at the table itself.
   [[noreturn]] void fail(std::string_view key, const std::string& message) const;

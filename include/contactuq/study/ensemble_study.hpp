@@ -107,6 +107,11 @@ struct study_reading {
   // An [optimization] table at the root (read by opt::read_optimization_study), for
   // `contactuq optimize`.
   bool design_inputs = false;
+  // Root tables the calling method reads itself (e.g. "morris"), accepted beside the study's.
+  std::vector<std::string> method_tables = {};
+  // false: the method makes its own design of the aleatoric inputs; [sampling] is refused and
+  // sampling holds its defaults (the method sets samples, the rows it evaluates).
+  bool sampling = true;
 };
 
 // Reads and validates an ensemble study (models must be registered first); every error names

@@ -52,7 +52,7 @@ struct pinslot_case_result {
 std::vector<pinslot_case_result> run_pinslot_study(const pinslot_study& study);
 
 // Writes the results (layout in docs/pinslot.md); `study_text` is stored verbatim.
-void write_pinslot_h5(const std::string& path, const std::string& study_text,
+void write_pinslot_h5(const std::string& path, const std::string& study_text, const std::string& study_path,
                       const std::string& title, const std::vector<pinslot_case_result>& results);
 
 }  // namespace contactuq::study

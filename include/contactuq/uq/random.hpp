@@ -20,6 +20,8 @@ enum class stream_purpose : std::uint64_t {
   bootstrap_replicate = 6,  ///< index = replicate
   qmc_scramble = 7,         ///< index = QMC replicate
   ranking_bootstrap = 8,    ///< index = replicate (uq/rankings.hpp)
+  morris_trajectory = 9,    ///< index = trajectory (uq/morris.hpp)
+  morris_bootstrap = 10,    ///< index = replicate (uq/morris.hpp)
 };
 
 // SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words whose outputs
