@@ -38,7 +38,7 @@ struct morris_study {
 
 morris_study read_morris_study(const io::study_document& doc) {
   model::register_builtin_models();
-  morris_study m{study::read_ensemble_study(doc, {.method_tables = {"morris"}, .sampling = false}), {}, {}};
+  morris_study m{study::read_ensemble_study(doc, {.method_tables = {"morris"}, .sampling = false, .study_kind = "a morris study"}), {}, {}};
   const io::study_table root = doc.root();
   if (m.study.cases.size() > 1)
     root.table("parameters").fail("a morris study screens the aleatoric inputs of one model: give epistemic "

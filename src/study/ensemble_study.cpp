@@ -232,7 +232,9 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
   const io::study_table parameters = root.table("parameters");
   const variables vars = read_variables(
       root, m,
-      {reading.design_inputs ? "an optimize study" : "a sample or nested study",
+      {!reading.study_kind.empty() ? reading.study_kind
+       : reading.design_inputs     ? "an optimize study"
+                                   : "a sample or nested study",
        {variable_role::fixed, variable_role::aleatoric, variable_role::design, variable_role::epistemic}});
   for (const variable& v : vars.inputs) {
     if (!v.given && std::isnan(v.value))

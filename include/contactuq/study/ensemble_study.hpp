@@ -112,6 +112,8 @@ struct study_reading {
   // false: the method makes its own design of the aleatoric inputs; [sampling] is refused and
   // sampling holds its defaults (the method sets samples, the rows it evaluates).
   bool sampling = true;
+  // How refusals name the study, e.g. "a morris study"; "": a sample, nested or optimize study.
+  std::string study_kind = {};
 };
 
 // Reads and validates an ensemble study (models must be registered first); every error names
