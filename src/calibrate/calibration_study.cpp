@@ -338,7 +338,14 @@ calibration_study read_calibration_study(const io::study_document& doc) {
   if (auto cal = root.optional_table("calibrate")) {
     cal->allow_only({"starts", "seed", "loss", "loss_scale", "confidence", "bootstrap",
                      "max_evaluations", "tolerance", "difference_step", "parallel", "scales"});
-    o.starts = static_cast<int>(cal->integer_or("starts", o.starts));
+    // Counts are checked before they become an int, so that 2^32 + 10 is not read as 10;
+    // o.validate() below checks their ranges.
+    const auto count = [&](std::string_view key, int fallback) {
+      const std::int64_t v = cal->integer_or(key, fallback);
+      if (v < 0 || v > std::numeric_limits<int>::max()) cal->fail(key, "must be a non-negative integer below 2^31");
+      return static_cast<int>(v);
+    };
+    o.starts = count("starts", o.starts);
     const std::int64_t seed = cal->integer_or("seed", 1);
     if (seed < 0) cal->fail("seed", "must be an integer >= 0");
     o.seed = static_cast<std::uint64_t>(seed);
@@ -346,8 +353,8 @@ calibration_study read_calibration_study(const io::study_document& doc) {
     o.loss = loss == "huber" ? loss_kind::huber : loss == "cauchy" ? loss_kind::cauchy : loss_kind::squared;
     o.loss_scale = cal->quantity_or("loss_scale", u::dimensionless, 0.0);
     o.confidence = cal->quantity_or("confidence", u::dimensionless, o.confidence);
-    o.bootstrap = static_cast<int>(cal->integer_or("bootstrap", 0));
-    o.max_evaluations = static_cast<int>(cal->integer_or("max_evaluations", o.max_evaluations));
+    o.bootstrap = count("bootstrap", 0);
+    o.max_evaluations = count("max_evaluations", o.max_evaluations);
     o.tolerance = cal->quantity_or("tolerance", u::dimensionless, o.tolerance);
     o.difference_step = cal->quantity_or("difference_step", u::dimensionless, o.difference_step);
     o.parallel = cal->boolean_or("parallel", true);
@@ -471,6 +478,9 @@ synthetic_cases_spec read_synthetic_cases_spec(const io::study_document& doc) {
       std::vector<std::vector<std::pair<std::size_t, double>>> next;
       for (const auto& c : combos)
         for (double v : vary->quantities(name, m.inputs()[i].dim)) {
+          if (const model::variable& in = m.inputs()[i]; !in.valid.contains(v))
+            vary->fail(name, fmt::format("{} = {:g}{}{} is outside the valid range of {}: {}", name, v,
+                                         in.unit.empty() ? "" : " ", in.unit, name, in.valid.text(in.dim)));
           next.push_back(c);
           next.back().emplace_back(i, v);
         }

@@ -139,8 +139,8 @@ void read_fit_options(const io::study_table& fit, fit_options& o) {
   if (!(o.confidence > 0 && o.confidence < 1))
     fit.fail("confidence", "must be in (0, 1), e.g. 0.95");
   const std::int64_t boot = fit.integer_or("bootstrap", 0);
-  if (boot != 0 && (boot < 10 || boot > 100000))
-    fit.fail("bootstrap", "must be 0 (off) or an integer in [10, 100000]");
+  if (boot != 0 && (boot < 10 || boot > 10000))  // as fit_options::validate(): refits cost
+    fit.fail("bootstrap", "must be 0 (off) or an integer in [10, 10000]");
   o.bootstrap = static_cast<int>(boot);
   const std::int64_t maxev = fit.integer_or("max_evaluations", o.max_evaluations);
   if (maxev < 10 || maxev > 100'000'000)

@@ -12,6 +12,7 @@
 #include "contactuq/contact/contact_geometry.hpp"
 #include "contactuq/error.hpp"
 #include "contactuq/model/material_inputs.hpp"
+#include "contactuq/model/physical_limit.hpp"
 
 namespace contactuq::model {
 
@@ -29,6 +30,26 @@ std::string data_dir_default() {
 }
 
 bool fixed(const impact_body& b) { return std::isinf(b.mass); }
+
+// Where a law parameter of [model.laws.<law>] makes physical sense, by the law's field name
+// (contact/law_registry.cpp reads these). A stiffness or damping has the dimension its law
+// gives it (N/m, N/m^1.5, ...): the bounds hold for all of them (a Hertz stiffness 4/3 E sqrt(R)
+// stays below 1e14 N/m^1.5 at the largest modulus and radius).
+valid_range law_parameter_range(std::string_view name) {
+  namespace lim = physical_limit;
+  if (name == "restitution") return {0.0, 1.0};
+  if (name == "exponent") return positive_up_to(10.0);
+  if (name == "stiffness") return positive_up_to(1e15);
+  if (name == "damping") return non_negative_up_to(1e12);
+  if (name == "modulus") return positive_up_to(lim::modulus);
+  if (name == "yield_strength" || name == "hardness") return positive_up_to(lim::strength);
+  if (name == "poisson") return {0.0, 0.5, false, true};
+  if (name == "radius" || name == "length") return positive_up_to(lim::length);
+  if (name == "radius_difference") return non_negative_up_to(lim::length);
+  // A field this list does not know is the law's own to judge (its validate() runs when the
+  // model is built and at every evaluation).
+  return {};
+}
 bool flat(const impact_body& b) { return std::isinf(b.radius); }
 
 // Value of `x` at time t on the recorded history, linear between samples.
@@ -105,16 +126,18 @@ impact_model::impact_model(impact_setup setup) : setup_(std::move(setup)) {
 std::vector<variable> impact_model::inputs() const {
   const auto& s = setup_;
   std::vector<variable> v;
-  v.push_back({"approach_velocity", u::velocity, s.solver.approach_velocity, positive});
-  v.push_back({"mass_1", u::mass, s.body_1.mass, positive});
-  if (!fixed(s.body_2)) v.push_back({"mass_2", u::mass, s.body_2.mass, positive});
-  if (!flat(s.body_1)) v.push_back({"radius_1", u::length, s.body_1.radius, positive});
-  if (!flat(s.body_2)) v.push_back({"radius_2", u::length, s.body_2.radius, positive});
+  namespace lim = physical_limit;
+  v.push_back({"approach_velocity", u::velocity, s.solver.approach_velocity, positive_up_to(lim::velocity)});
+  v.push_back({"mass_1", u::mass, s.body_1.mass, positive_up_to(lim::mass)});
+  if (!fixed(s.body_2)) v.push_back({"mass_2", u::mass, s.body_2.mass, positive_up_to(lim::mass)});
+  if (!flat(s.body_1)) v.push_back({"radius_1", u::length, s.body_1.radius, positive_up_to(lim::length)});
+  if (!flat(s.body_2)) v.push_back({"radius_2", u::length, s.body_2.radius, positive_up_to(lim::length)});
   for (const auto& in : material_inputs())
     v.push_back({fmt::format("body_1_{}", in.name), in.dim, in.get(s.body_1.material), in.valid});
   for (const auto& in : material_inputs())
     v.push_back({fmt::format("body_2_{}", in.name), in.dim, in.get(s.body_2.material), in.valid});
-  for (const auto& [name, value] : s.law_parameters) v.push_back({name, value.dim, value.si});
+  for (const auto& [name, value] : s.law_parameters)
+    v.push_back({name, value.dim, value.si, law_parameter_range(name)});
   return v;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "contactuq/error.hpp"
+#include "contactuq/model/physical_limit.hpp"
 
 namespace contactuq::model {
 namespace u = units;
@@ -15,16 +16,18 @@ double hardness_of(const contact::material& m) { return contact::brinell_to_pasc
 
 }  // namespace
 
+// validate_body()'s bounds, with generous upper ones (physical_limit.hpp).
 const std::array<material_input, 4>& material_inputs() {
   static const std::array<material_input, 4> table = {{
       {"modulus", u::pressure, [](const contact::material& m) { return m.modulus; },
-       [](contact::material& m, double v) { m.modulus = v; }, positive},
+       [](contact::material& m, double v) { m.modulus = v; }, positive_up_to(physical_limit::modulus)},
       {"poisson", u::dimensionless, [](const contact::material& m) { return m.poisson; },
        [](contact::material& m, double v) { m.poisson = v; }, {0.0, 0.5, false, true}},
       {"yield_strength", u::pressure, [](const contact::material& m) { return m.yield_strength; },
-       [](contact::material& m, double v) { m.yield_strength = v; }, positive},
+       [](contact::material& m, double v) { m.yield_strength = v; }, positive_up_to(physical_limit::strength)},
       {"hardness", u::pressure, hardness_of,
-       [](contact::material& m, double v) { m.brinell_hardness = v / contact::brinell_to_pascal(1.0); }, positive},
+       [](contact::material& m, double v) { m.brinell_hardness = v / contact::brinell_to_pascal(1.0); },
+       positive_up_to(physical_limit::strength)},
   }};
   return table;
 }

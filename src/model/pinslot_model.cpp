@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "contactuq/error.hpp"
+#include "contactuq/model/physical_limit.hpp"
 
 namespace contactuq::model {
 
@@ -19,10 +20,11 @@ pinslot_model pinslot_model::from_study(const io::study_table& table) {
 
 std::vector<variable> pinslot_model::inputs() const {
   const auto& p = setup_.params;
-  return {{"clearance", units::length, p.clearance, positive},
-          {"friction", units::dimensionless, p.contact.friction_coefficient, non_negative},
+  // As the [model] keys of the same names (pinslot_table.cpp); the force pulls either way.
+  return {{"clearance", units::length, p.clearance, positive_up_to(physical_limit::length)},
+          {"friction", units::dimensionless, p.contact.friction_coefficient, non_negative_up_to(physical_limit::friction)},
           {"restitution", units::dimensionless, p.contact.restitution, {0.0, 1.0, true, false}},
-          {"force_amplitude", units::force, p.force_amplitude}};
+          {"force_amplitude", units::force, p.force_amplitude, magnitude_up_to(physical_limit::force)}};
 }
 
 std::vector<variable> pinslot_model::outputs() const {

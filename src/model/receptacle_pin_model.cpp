@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "contactuq/error.hpp"
+#include "contactuq/model/physical_limit.hpp"
 #include "contactuq/model/receptacle_pin_table.hpp"
 
 namespace contactuq::model {
@@ -46,7 +47,7 @@ std::vector<variable> receptacle_pin_model::inputs() const {
   std::vector<variable> v;
   for (const auto& p : receptacle_pin_parameters()) v.push_back({p.name, p.dim, params_.*p.field, p.valid});
   for (std::size_t g = 0; g < groups_.size(); ++g)
-    v.push_back({fmt::format("g{}_d0", g + 1), units::length, groups_[g].d0});
+    v.push_back({fmt::format("g{}_d0", g + 1), units::length, groups_[g].d0, magnitude_up_to(physical_limit::length)});
   return v;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "contactuq/error.hpp"
+#include "contactuq/model/physical_limit.hpp"
 
 namespace contactuq::model {
 
@@ -15,17 +16,19 @@ using contact::receptacle_pin_params;
 namespace u = units;
 
 const std::vector<parameter_info>& receptacle_pin_parameters() {
+  // receptacle_pin_params::validate()'s bounds, with generous upper ones where it has none.
+  namespace lim = physical_limit;
   static const std::vector<parameter_info> table = {
-      {"Rr", u::length, &receptacle_pin_params::Rr, non_negative},
-      {"Rp", u::length, &receptacle_pin_params::Rp, non_negative},
+      {"Rr", u::length, &receptacle_pin_params::Rr, non_negative_up_to(lim::length)},
+      {"Rp", u::length, &receptacle_pin_params::Rp, non_negative_up_to(lim::length)},
       {"phi", u::angle, &receptacle_pin_params::phi, {0.0, std::numbers::pi / 2, true, true}},
-      {"Rt", u::length, &receptacle_pin_params::Rt, non_negative},
-      {"h", u::length, &receptacle_pin_params::h},
-      {"R", u::length, &receptacle_pin_params::R, non_negative},
-      {"L", u::length, &receptacle_pin_params::L, positive},
-      {"b", u::length, &receptacle_pin_params::b},
-      {"K", u::torsional_stiffness, &receptacle_pin_params::K, positive},
-      {"mu", u::dimensionless, &receptacle_pin_params::mu, non_negative},
+      {"Rt", u::length, &receptacle_pin_params::Rt, non_negative_up_to(lim::length)},
+      {"h", u::length, &receptacle_pin_params::h, magnitude_up_to(lim::length)},  // either side of the axis
+      {"R", u::length, &receptacle_pin_params::R, non_negative_up_to(lim::length)},
+      {"L", u::length, &receptacle_pin_params::L, positive_up_to(lim::length)},
+      {"b", u::length, &receptacle_pin_params::b, magnitude_up_to(lim::length)},  // any sign
+      {"K", u::torsional_stiffness, &receptacle_pin_params::K, positive_up_to(lim::torsional_stiffness)},
+      {"mu", u::dimensionless, &receptacle_pin_params::mu, non_negative_up_to(lim::friction)},
       // Away from +-90 deg, where the root selection (1.26), (1.92) is undefined.
       {"theta0", u::angle, &receptacle_pin_params::theta0, {-std::numbers::pi / 2, std::numbers::pi / 2, true, true}},
   };
@@ -75,8 +78,11 @@ receptacle_pin_setup read_receptacle_pin_table(const io::study_table& model,
     g.direction = arm.choice("direction", {"engage", "disengage"}, "engage") == "engage"
                       ? contact::arm_direction::engage
                       : contact::arm_direction::disengage;
-    g.count = static_cast<int>(arm.integer_or("count", 1));
-    if (g.count < 1) arm.fail("count", "must be an integer >= 1");
+    // A receptacle has a handful of arms (two to eight in Williams); 1000, as the switch's
+    // `arms`, is generous, and each arm costs a solve per stroke point.
+    const std::int64_t count = arm.integer_or("count", 1);
+    if (count < 1 || count > 1000) arm.fail("count", "must be an integer in [1, 1000]");
+    g.count = static_cast<int>(count);
     out.arms.push_back(g);
   }
   // Geometry that the model cannot represent is reported against the [model] table.

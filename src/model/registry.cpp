@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -81,6 +82,16 @@ model make_model(const io::study_table& table) {
   if (!factory) table.fail("type", fmt::format("unknown model type; known models: {}", joined(registered_models())));
   model m = factory(table);
   m.set_name(type);
+  // The values the table gives the inputs (their nominal values) must make physical sense too:
+  // reported at the key that set one, or at the table for an input set in a sub-table or
+  // derived from other keys (a body's material).
+  for (const variable& v : m.inputs())
+    if (!std::isnan(v.nominal) && !v.valid.contains(v.nominal)) {
+      const std::string message = fmt::format("{} = {:g}{}{} is outside the valid range of {}: {}", v.name, v.nominal,
+                                              v.unit.empty() ? "" : " ", v.unit, v.name, v.valid.text(v.dim));
+      if (table.has(v.name)) table.fail(v.name, message);
+      table.fail(message);
+    }
   return m;
 }
 

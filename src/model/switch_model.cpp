@@ -15,6 +15,7 @@
 #include "contactuq/dynamics/single_impact.hpp"
 #include "contactuq/error.hpp"
 #include "contactuq/model/material_inputs.hpp"
+#include "contactuq/model/physical_limit.hpp"
 #include "contactuq/model/receptacle_pin_table.hpp"
 
 namespace contactuq::model {
@@ -31,16 +32,22 @@ struct mechanism_input {
   const char* name;
   u::dimension dim;
   double dynamics::switch_params::*field;
-  valid_range valid;  ///< as switch_params::validate() requires
+  valid_range valid;  ///< switch_params::validate()'s bounds, with generous upper ones
 };
 const std::vector<mechanism_input>& mechanism_inputs() {
   using p = dynamics::switch_params;
+  namespace lim = physical_limit;
   static const std::vector<mechanism_input> table = {
-      {"m1", u::mass, &p::m1, positive},           {"m2", u::mass, &p::m2, positive},
-      {"m3", u::mass, &p::m3, positive},           {"k_d", u::stiffness, &p::k_d, non_negative},
-      {"F0", u::force, &p::F0, positive},          {"k12", u::stiffness, &p::k12, non_negative},
-      {"c12", u::damping, &p::c12, non_negative},  {"k3", u::stiffness, &p::k3, non_negative},
-      {"c3", u::damping, &p::c3, non_negative},    {"g0", u::length, &p::g0, positive},
+      {"m1", u::mass, &p::m1, positive_up_to(lim::mass)},
+      {"m2", u::mass, &p::m2, positive_up_to(lim::mass)},
+      {"m3", u::mass, &p::m3, positive_up_to(lim::mass)},
+      {"k_d", u::stiffness, &p::k_d, non_negative_up_to(lim::stiffness)},
+      {"F0", u::force, &p::F0, positive_up_to(lim::force)},
+      {"k12", u::stiffness, &p::k12, non_negative_up_to(lim::stiffness)},
+      {"c12", u::damping, &p::c12, non_negative_up_to(lim::damping)},
+      {"k3", u::stiffness, &p::k3, non_negative_up_to(lim::stiffness)},
+      {"c3", u::damping, &p::c3, non_negative_up_to(lim::damping)},
+      {"g0", u::length, &p::g0, positive_up_to(lim::length)},
   };
   return table;
 }
@@ -51,10 +58,13 @@ struct law_parameter {
   const char* input;
   const char* key;
   u::dimension dim;
+  valid_range valid;
 };
-constexpr law_parameter restitution{"restitution", "restitution", u::dimensionless};
-constexpr law_parameter stiffness{"contact_stiffness", "stiffness", u::stiffness};
-constexpr law_parameter damping{"contact_damping", "damping", u::damping};
+constexpr law_parameter restitution{"restitution", "restitution", u::dimensionless, {0.0, 1.0}};
+constexpr law_parameter stiffness{"contact_stiffness", "stiffness", u::stiffness,
+                                  positive_up_to(physical_limit::stiffness)};
+constexpr law_parameter damping{"contact_damping", "damping", u::damping,
+                                non_negative_up_to(physical_limit::damping)};
 const std::vector<law_parameter>& all_law_parameters() {
   static const std::vector<law_parameter> all = {restitution, stiffness, damping};
   return all;
@@ -165,15 +175,17 @@ std::vector<variable> switch_model::inputs() const {
   for (const auto& m : mechanism_inputs()) v.push_back({m.name, m.dim, s.params.*m.field, m.valid});
   for (const auto& p : receptacle_pin_parameters())
     v.push_back({p.name, p.dim, s.params.receptacle.*p.field, p.valid});
-  v.push_back({"d0", u::length, s.params.d0});
-  v.push_back({"v_t", u::velocity, s.params.v_t});
-  v.push_back({"radius", u::length, s.radius});
+  v.push_back({"d0", u::length, s.params.d0, magnitude_up_to(physical_limit::length)});
+  // Below 1 um/s the friction switch (1.84) is so sharp that a run crawls (as the pin-slot's
+  // transition_velocity).
+  v.push_back({"v_t", u::velocity, s.params.v_t, {1e-6, physical_limit::velocity}});
+  v.push_back({"radius", u::length, s.radius, positive_up_to(physical_limit::length)});
   for (const auto& in : material_inputs())
     v.push_back({fmt::format("sphere_{}", in.name), in.dim, in.get(s.sphere), in.valid});
   for (const auto& in : material_inputs())
     v.push_back({fmt::format("flat_{}", in.name), in.dim, in.get(s.flat), in.valid});
   for (const auto& name : law_inputs_)
-    v.push_back({name, find_law_parameter(name)->dim, s.law_parameters.at(name)});
+    v.push_back({name, find_law_parameter(name)->dim, s.law_parameters.at(name), find_law_parameter(name)->valid});
   return v;
 }
 

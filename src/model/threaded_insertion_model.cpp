@@ -9,6 +9,7 @@
 
 #include "contactuq/contact/law_registry.hpp"
 #include "contactuq/error.hpp"
+#include "contactuq/model/physical_limit.hpp"
 #include "contactuq/units/quantity.hpp"
 
 namespace contactuq::model {
@@ -26,39 +27,41 @@ struct input_field {
   u::dimension dim;
   double& (*ref)(insertion_params&);
   // The part of insertion_params::validate() that holds whatever the other inputs are (the
-  // rest, e.g. p < d/2 or z0 <= 10 p, is checked per case).
+  // rest, e.g. p < d/2 or z0 <= 10 p, is checked per case), with generous upper bounds
+  // (physical_limit) where validate() has none. Azimuths and the phase repeat every turn; two
+  // turns either way leave room for any range a study gives them.
   valid_range valid = {};
 };
 
 const std::vector<input_field>& input_fields() {
   static const std::vector<input_field> table = {
-      {"d", u::length, [](insertion_params& p) -> double& { return p.thread.major_diameter; }, positive},
-      {"p", u::length, [](insertion_params& p) -> double& { return p.thread.pitch; }, positive},
+      {"d", u::length, [](insertion_params& p) -> double& { return p.thread.major_diameter; }, positive_up_to(physical_limit::length)},
+      {"p", u::length, [](insertion_params& p) -> double& { return p.thread.pitch; }, positive_up_to(physical_limit::length)},
       {"flank_angle", u::angle, [](insertion_params& p) -> double& { return p.thread.flank_angle; }, {0.05, 1.4, true, true}},
-      {"root_radius", u::length, [](insertion_params& p) -> double& { return p.thread.root_radius; }, non_negative},
-      {"allowance", u::length, [](insertion_params& p) -> double& { return p.thread.allowance; }, non_negative},
+      {"root_radius", u::length, [](insertion_params& p) -> double& { return p.thread.root_radius; }, non_negative_up_to(physical_limit::length)},
+      {"allowance", u::length, [](insertion_params& p) -> double& { return p.thread.allowance; }, non_negative_up_to(physical_limit::length)},
       {"runup_angle", u::angle, [](insertion_params& p) -> double& { return p.thread.runup_angle; }, {0.0, 8 * std::numbers::pi}},
-      {"chamfer", u::length, [](insertion_params& p) -> double& { return p.thread.chamfer; }, non_negative},
-      {"mass", u::mass, [](insertion_params& p) -> double& { return p.mass; }, positive},
+      {"chamfer", u::length, [](insertion_params& p) -> double& { return p.thread.chamfer; }, non_negative_up_to(physical_limit::length)},
+      {"mass", u::mass, [](insertion_params& p) -> double& { return p.mass; }, positive_up_to(physical_limit::mass)},
       {"mu", u::dimensionless, [](insertion_params& p) -> double& { return p.mu; }, {0.0, 2.0}},
-      {"k_t", u::stiffness, [](insertion_params& p) -> double& { return p.grasp.k_t; }, non_negative},
-      {"k_z", u::stiffness, [](insertion_params& p) -> double& { return p.grasp.k_z; }, non_negative},
-      {"k_theta_t", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_t; }, non_negative},
-      {"k_theta_z", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_z; }, non_negative},
-      {"k_z_theta_z", u::coupling_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_z_theta_z; }},
-      {"z_c", u::length, [](insertion_params& p) -> double& { return p.grasp.z_c; }},
-      {"damping_ratio", u::dimensionless, [](insertion_params& p) -> double& { return p.grasp.damping_ratio; }, non_negative},
-      {"feed", u::velocity, [](insertion_params& p) -> double& { return p.feed; }, non_negative},
-      {"lateral_offset", u::length, [](insertion_params& p) -> double& { return p.lateral_offset; }, non_negative},
-      {"offset_azimuth", u::angle, [](insertion_params& p) -> double& { return p.offset_azimuth; }},
+      {"k_t", u::stiffness, [](insertion_params& p) -> double& { return p.grasp.k_t; }, non_negative_up_to(physical_limit::stiffness)},
+      {"k_z", u::stiffness, [](insertion_params& p) -> double& { return p.grasp.k_z; }, non_negative_up_to(physical_limit::stiffness)},
+      {"k_theta_t", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_t; }, non_negative_up_to(physical_limit::torsional_stiffness)},
+      {"k_theta_z", u::torsional_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_theta_z; }, non_negative_up_to(physical_limit::torsional_stiffness)},
+      {"k_z_theta_z", u::coupling_stiffness, [](insertion_params& p) -> double& { return p.grasp.k_z_theta_z; }, magnitude_up_to(physical_limit::stiffness)},
+      {"z_c", u::length, [](insertion_params& p) -> double& { return p.grasp.z_c; }, magnitude_up_to(physical_limit::length)},
+      {"damping_ratio", u::dimensionless, [](insertion_params& p) -> double& { return p.grasp.damping_ratio; }, non_negative_up_to(100.0)},
+      {"feed", u::velocity, [](insertion_params& p) -> double& { return p.feed; }, non_negative_up_to(physical_limit::velocity)},
+      {"lateral_offset", u::length, [](insertion_params& p) -> double& { return p.lateral_offset; }, non_negative_up_to(physical_limit::length)},
+      {"offset_azimuth", u::angle, [](insertion_params& p) -> double& { return p.offset_azimuth; }, magnitude_up_to(physical_limit::angle)},
       {"tilt", u::angle, [](insertion_params& p) -> double& { return p.tilt; }, {0.0, 0.5}},
-      {"tilt_azimuth", u::angle, [](insertion_params& p) -> double& { return p.tilt_azimuth; }},
-      {"phase", u::angle, [](insertion_params& p) -> double& { return p.phase; }},
-      {"z0", u::length, [](insertion_params& p) -> double& { return p.z0; }, non_negative},
+      {"tilt_azimuth", u::angle, [](insertion_params& p) -> double& { return p.tilt_azimuth; }, magnitude_up_to(physical_limit::angle)},
+      {"phase", u::angle, [](insertion_params& p) -> double& { return p.phase; }, magnitude_up_to(physical_limit::angle)},
+      {"z0", u::length, [](insertion_params& p) -> double& { return p.z0; }, non_negative_up_to(physical_limit::length)},
       {"turns", u::dimensionless, [](insertion_params& p) -> double& { return p.turns; }, {0.0, 20.0, true, false}},
-      {"engage_depth", u::length, [](insertion_params& p) -> double& { return p.engage_depth; }, positive},
-      {"axial_force", u::force, [](insertion_params& p) -> double& { return p.axial_force; }, positive},
-      {"gravity", u::velocity / u::duration, [](insertion_params& p) -> double& { return p.gravity; }, non_negative},
+      {"engage_depth", u::length, [](insertion_params& p) -> double& { return p.engage_depth; }, positive_up_to(physical_limit::length)},
+      {"axial_force", u::force, [](insertion_params& p) -> double& { return p.axial_force; }, positive_up_to(physical_limit::force)},
+      {"gravity", u::velocity / u::duration, [](insertion_params& p) -> double& { return p.gravity; }, non_negative_up_to(physical_limit::acceleration)},
   };
   return table;
 }

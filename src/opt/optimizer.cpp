@@ -109,8 +109,10 @@ void optimizer_options::validate() const {
   if (method == algorithm::nsga2)
     require(population % 4 == 0, "population", static_cast<double>(population), "",
             "a multiple of 4 for nsga2");
-  require(generations >= 1 && generations <= 1000000, "generations",
-          static_cast<double>(generations), "", "in [1, 1000000]");
+  // Each generation evaluates the whole population (in a robust study, each design over all its
+  // samples). The global searches here settle in 10^1-10^3 generations; 10^4 is generous.
+  require(generations >= 1 && generations <= 10000, "generations",
+          static_cast<double>(generations), "", "in [1, 10000]");
   require(evaluations >= 1 && evaluations <= 100000000, "evaluations",
           static_cast<double>(evaluations), "", "in [1, 1e8]");
   require(xtol >= 0 && std::isfinite(xtol), "xtol", xtol, "", "finite and >= 0");

@@ -73,7 +73,10 @@ TEST_CASE("fit study errors name the file, line and key") {
   CHECK_THROWS_WITH(with_line("loss = \"squared\"", "loss = \"huber\"\nloss_scale = \"0.2 in\""),
                     Contains("fit.loss_scale") && Contains("a force"));
   CHECK_THROWS_WITH(with_line("bootstrap = 200", "bootstrap = 3"),
-                    Contains("fit.bootstrap") && Contains("[10, 100000]"));
+                    Contains("fit.bootstrap") && Contains("[10, 10000]"));
+  // 2^16 refits, each a multi-start fit: refused at the key, with what is allowed.
+  CHECK_THROWS_WITH(with_line("bootstrap = 200", "bootstrap = 65536"),
+                    Contains("fit.toml:") && Contains("fit.bootstrap") && Contains("[10, 10000]"));
   auto s = with_line("williams_synthetic.csv", "missing.csv");
   CHECK_THROWS_WITH(cal::load_fit_data(s), Contains("missing.csv: cannot open the file"));
 }
@@ -114,6 +117,16 @@ TEST_CASE("contactuq synthesize regenerates the shipped data sets bit for bit") 
     CHECK(body(slurp(dir / "out.csv")) == body(slurp(source + "/" + csv)));
     CHECK_THAT(slurp(dir / "out.csv"), Contains("SYNTHETIC"));
   }
+}
+
+TEST_CASE("a synthesize spec with a million arms is refused at the arm group's count") {
+  std::string text = slurp(source + "/data/insertion/williams_synthetic.toml");
+  const auto at = text.find("count = 2");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 9, "count = 1000000");
+  CHECK_THROWS_WITH(cal::read_synthetic_study(io::study_document::parse(text, "synthetic.toml")),
+                    Contains("synthetic.toml:") && Contains("model.arms[1].count") &&
+                        Contains("[1, 1000]"));
 }
 
 TEST_CASE(

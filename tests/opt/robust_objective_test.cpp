@@ -191,6 +191,15 @@ output = "y"
 statistic = "mean"
 )"),
                     Contains("population"));
+  // A budget no one means (2^16 generations, each the whole population) is refused at its key.
+  CHECK_THROWS_WITH(quadratic(R"(algorithm = "de"
+generations = 65536
+[[optimization.objective]]
+output = "y"
+statistic = "mean"
+)"),
+                    Contains("quadratic.toml:") && Contains("optimization.generations") &&
+                        Contains("in [1, 10000]"));
   CHECK_THROWS_WITH(quadratic(R"([[optimization.objective]]
 output = "y"
 statistic = "mean"

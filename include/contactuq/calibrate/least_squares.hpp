@@ -91,7 +91,7 @@ struct fit_options {
   loss_kind loss = loss_kind::squared;
   double loss_scale = 0.0;     ///< c [N for insertion curves, else weighted units], > 0 for huber and cauchy
   double confidence = 0.95;    ///< level of the intervals, in (0, 1)
-  int bootstrap = 0;           ///< replicates over clusters, 0 (off) or in [10, 100000]
+  int bootstrap = 0;           ///< replicates over clusters, 0 (off) or in [10, 10000]
   int max_evaluations = 2000;  ///< model sweeps per start (Jacobian columns count), >= 10
   double tolerance = 1e-12;    ///< relative step and cost tolerance of LM, in [1e-15, 1e-2]
   // Finite-difference step of LM's Jacobian in the transformed u, h = step max(1, |u|); the
