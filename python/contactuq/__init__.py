@@ -68,6 +68,9 @@ class Ensemble:
             and "resume_log", the list of lines of /metadata/resume_log.
         study: the study file, verbatim.
         rows: number of complete samples; rows < metadata["samples"] for an unfinished run.
+        morris: for a file of the `morris` method, dict of its /morris group (inputs, outputs,
+            units, trajectories, levels, confidence, and the outputs x inputs arrays mu,
+            mu_star, sigma, mu_star_low, mu_star_high, used); None otherwise.
     """
 
     def __init__(self, **fields):
@@ -384,4 +387,16 @@ def load(path, format=None, version=1):
             messages=_texts(f["messages"][:rows]),
             metadata=metadata,
             study=_text(f["study"][()]),
+            morris=_morris(f),
         )
+
+
+def _morris(f):
+    """The /morris group of a morris study's ensemble file as a dict, or None."""
+    if "morris" not in f:
+        return None
+    g = f["morris"]
+    found = {key: _texts(g.attrs[key]) for key in ("inputs", "outputs", "units")}
+    found.update({key: _value(g.attrs[key]) for key in ("trajectories", "levels", "confidence")})
+    found.update({key: g[key][()] for key in ("mu", "mu_star", "sigma", "mu_star_low", "mu_star_high", "used")})
+    return found

@@ -10,6 +10,7 @@ all from `contactuq summarize --json --si`."""
 import numpy as np
 
 from .. import load
+from .morris import morris_figure
 from .style import COLOURS, axis_label, display_unit, legend_outside, new_figure, save, series_colour, series_style
 from .style import plt  # pyplot with the non-interactive backend that style selects
 
@@ -166,6 +167,9 @@ def plot(path, outdir, fmt, args):
             written.append(prcc_by_model_figure(e, name, ranked, outdir, fmt))
         if int(e.metadata.get("pick_freeze_inputs", 0)) > 0 and _has_sobol_indices(summary, name):
             written.append(sobol_figure(e, name, outdir, fmt, summary))
+    if getattr(e, "morris", None):
+        written += [morris_figure(e.morris, e.morris["outputs"].index(n), outdir, fmt) for n in outputs
+                    if n in e.morris["outputs"]]
     ranked = [n for n in outputs if "ranking" in analysis.get(n, {}) and "probability_of_1" not in analysis[n]]
     if not nested and ranked:
         written.append(rankings_figure(e, ranked, analysis, outdir, fmt))
