@@ -72,9 +72,9 @@ struct ensemble_job {
   bool executor_allowed = true;        ///< false: the rows are the method's, other processes cannot remake them
   // Once every row is in and the file is being finished (on another thread): the method's report,
   // printed after "wrote ...". Not called for a shard, a stopped or an aborted run.
-  std::function<std::string(const recording_sink&)> summary;
+  std::function<std::string(const recording_sink&)> summary = {};
   // Once the file is finished: the method's own groups, written into the file (may be empty).
-  std::function<void(const std::filesystem::path& file, const recording_sink&)> finished;
+  std::function<void(const std::filesystem::path& file, const recording_sink&)> finished = {};
 };
 
 // Runs the job into `out` (resuming it with --resume), and returns the outcome: exit code 0 when

@@ -18,11 +18,11 @@ struct run_options;
 struct run_result;
 
 struct method {
-  std::string name;               ///< what a study's root key `method` says, e.g. "sample"
-  std::string summary;            ///< what it does, in one line (help texts, docs)
+  std::string name = {};          ///< what a study's root key `method` says, e.g. "sample"
+  std::string summary = {};       ///< what it does, in one line (help texts, docs)
   std::string counts = "cases";   ///< what run_result::planned counts ("samples", "curves"), for `check`
   // Front ends show progress in these units ("samples", "evaluations"); "": the method reports none.
-  std::string progress_unit;
+  std::string progress_unit = {};
   bool resumable = false;         ///< continues an unfinished run (--resume) and stops at --time-limit
   bool shards = false;            ///< its cases split into parts run apart (--shard k/K)
   bool result_optional = false;   ///< may run without writing its result file (run_options::write_result)

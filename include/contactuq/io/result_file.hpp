@@ -15,13 +15,13 @@
 namespace contactuq::io {
 
 struct result_header {
-  std::string format;                ///< "contactuq-<layout>", the reader's key (plots, summarize)
+  std::string format = {};           ///< "contactuq-<layout>", the reader's key (plots, summarize)
   std::int64_t format_version = 1;   ///< the layout's version; int64 in every file
-  std::string method;                ///< the method that ran (evaluate, sweep, sample, ...)
-  std::string model;                 ///< the registered model's name
-  std::string title;                 ///< the study's title; "": no attribute
-  std::string study_text;            ///< the study file verbatim, stored as /study
-  std::string study_path;            ///< where the study was read from
+  std::string method = {};           ///< the method that ran (evaluate, sweep, sample, ...)
+  std::string model = {};            ///< the registered model's name
+  std::string title = {};            ///< the study's title; "": no attribute
+  std::string study_text = {};       ///< the study file verbatim, stored as /study
+  std::string study_path = {};       ///< where the study was read from
 };
 
 // Writes the header's root attributes and /study into `f` (a file just created). Returns the
