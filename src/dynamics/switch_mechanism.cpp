@@ -90,7 +90,8 @@ class switch_simulation {
 
   state to_physical(const state& z) const;
   state to_scaled(const state& y) const;
-  void system(const state& z, state& dz, double);
+  // Inlined into the stepper, as the right-hand side is called at every stage of every step.
+  [[gnu::always_inline]] inline void system(const state& z, state& dz, double);
   event_values events(const state& y);
   state at(double tau);
   template <class G>
@@ -177,7 +178,7 @@ switch_simulation::switch_simulation(const switch_params& p, const contact::cont
   track_.emplace_back(0.0, 0.0);
 }
 
-state switch_simulation::to_physical(const state& z) const {
+inline state switch_simulation::to_physical(const state& z) const {
   state y;
   for (std::size_t i = 0; i < n_state; ++i) y[i] = z[i] * scale_[i];
   return y;
@@ -189,7 +190,7 @@ state switch_simulation::to_scaled(const state& y) const {
   return z;
 }
 
-void switch_simulation::system(const state& z, state& dz, double) {
+inline void switch_simulation::system(const state& z, state& dz, double) {
   state dy;
   m_.rhs(to_physical(z), dy);
   for (std::size_t i = 0; i < n_state; ++i) dz[i] = dy[i] * time_ / scale_[i];
