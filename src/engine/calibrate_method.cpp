@@ -54,7 +54,7 @@ void print_fit(std::FILE* to, const cal::fit_study& s, const cal::insertion_data
     const double wider = std::max(e.clustered_se.value_or(0.0), e.bootstrap_sd.value_or(0.0));
     if (!e.derived && wider > 2.0 * e.standard_error) {
       fmt::print(
-          "  note: for {} the insertions scatter {:.1f} times more than the Jacobian's standard "
+          to, "  note: for {} the insertions scatter {:.1f} times more than the Jacobian's standard "
           "error says: the\n"
           "  residuals are not independent (scatter between insertions, ripples); read the "
           "clustered or\n"

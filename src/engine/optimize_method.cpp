@@ -51,7 +51,7 @@ void print_results(std::FILE* to, const opt::optimization_study& s, const opt::o
                  schema.objective_senses[k]);
     for (std::size_t k = 0; k < o.value.constraints.size(); ++k)
       fmt::print(
-          "  {:<28} {:>14} {:<10} [{}]{}\n",
+          to, "  {:<28} {:>14} {:<10} [{}]{}\n",
           s.constraints[k].what.describe(
               opt::measure_unit(s.base.model, {s.constraints[k].what.output})),
           value(o.value.constraints[k]), schema.constraint_units[k], schema.constraints[k],
@@ -61,7 +61,7 @@ void print_results(std::FILE* to, const opt::optimization_study& s, const opt::o
               : "");
     if (!o.feasible)
       fmt::print(
-          "  INFEASIBLE: no design met every constraint; this is the least-violating one "
+          to, "  INFEASIBLE: no design met every constraint; this is the least-violating one "
           "(violation {})\n",
           value(o.value.violation));
     if (!o.pareto_objectives.empty()) {
@@ -73,7 +73,7 @@ void print_results(std::FILE* to, const opt::optimization_study& s, const opt::o
   }
   if (r.regret.size() == 0) return;
   fmt::print(
-      "\nregret of {} [{}]: row = design optimal for model, column = model it is evaluated under\n",
+      to, "\nregret of {} [{}]: row = design optimal for model, column = model it is evaluated under\n",
       schema.objectives[0], schema.objective_units[0]);
   fmt::print(to, "  {:<20}", "");
   for (const auto& m : r.models) fmt::print(to, " {:>14}", m);
