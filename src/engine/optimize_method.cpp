@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 
 #include <algorithm>
 #include <limits>
@@ -15,6 +14,7 @@
 #include "contactuq/opt/epistemic.hpp"
 #include "contactuq/opt/optimization_store.hpp"
 #include "contactuq/opt/optimization_study.hpp"
+#include "contactuq/study/threads.hpp"
 #include "methods.hpp"
 
 namespace contactuq::engine::detail {
@@ -106,7 +106,7 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
   if (o.check_only)
     return {.method_name = "optimize", .output = out,
             .planned = planned_evaluations(s, opt::optimization_models(s).size())};
-  const std::size_t threads = o.threads > 0 ? o.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  const std::size_t threads = study::worker_threads(o.threads);
   std::optional<tbb::global_control> limit;
   if (o.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
 

@@ -2,7 +2,6 @@
 // evaluated in slices on every rank (include/contactuq/mpi/world_runner.hpp).
 #include <fmt/format.h>
 #include <mpi.h>
-#include <tbb/info.h>
 
 #include <algorithm>
 #include <deque>
@@ -15,6 +14,7 @@
 #include "contactuq/model/registry.hpp"
 #include "contactuq/mpi/world_runner.hpp"
 #include "contactuq/opt/optimization_study.hpp"
+#include "contactuq/study/threads.hpp"
 #include "design_runner.hpp"
 #include "messages.hpp"
 #include "transport.hpp"
@@ -45,7 +45,7 @@ finished_rows evaluate_rows(const opt::robust_problem& problem, const design_row
 }
 
 std::size_t threads_or_all(std::uint64_t threads) {
-  return threads > 0 ? threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  return study::worker_threads(threads);
 }
 
 // Threads that may evaluate slices at once: models that are not thread safe get one.

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
-#include <tbb/info.h>
 
 #include <algorithm>
 #include <deque>
@@ -13,6 +12,7 @@
 #include <stdexcept>
 
 #include "contactuq/model/registry.hpp"
+#include "contactuq/study/threads.hpp"
 #include "design_runner.hpp"
 #include "fit_runner.hpp"
 #include "messages.hpp"
@@ -81,7 +81,7 @@ bool serve_study(const study_message& m) {
     send_error(whole_study, e.what());
     s.reset();
   }
-  const std::size_t threads = m.threads > 0 ? m.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  const std::size_t threads = study::worker_threads(m.threads);
   std::optional<study::block_evaluator> evaluate;
   std::optional<local_blocks> local;
   if (s) {
@@ -390,8 +390,7 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
       pack(study_message{doc.text(), doc.file(), options.threads, sink.compression()});
   for (int w = 1; w < ranks; ++w) send(announcement, w, study_tag);
 
-  const std::size_t threads =
-      options.threads > 0 ? options.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  const std::size_t threads = study::worker_threads(options.threads);
   const study::block_evaluator evaluate(study, inputs);
   sample_schedule schedule(study, inputs, sink, options, evaluate, ranks, n, rows, threads);
   schedule.run();

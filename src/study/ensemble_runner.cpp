@@ -4,7 +4,6 @@
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_pipeline.h>
 
@@ -19,6 +18,7 @@
 #include <thread>
 
 #include "contactuq/error.hpp"
+#include "contactuq/study/threads.hpp"
 
 namespace contactuq::study {
 
@@ -302,8 +302,7 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
 
   std::optional<tbb::global_control> limit;
   if (options.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, options.threads);
-  const std::size_t workers =
-      options.threads > 0 ? options.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  const std::size_t workers = worker_threads(options.threads);
   const bool abort_on_failure = study.sampling.failures == failure_policy::abort;
 
   run_summary summary;
