@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "contactuq/io/ensemble_store.hpp"
-#include "contactuq/model/registry.hpp"
 #include "contactuq/opt/epistemic.hpp"
 #include "contactuq/opt/optimization_store.hpp"
 #include "contactuq/opt/optimization_study.hpp"
@@ -101,7 +100,6 @@ void print_results(std::FILE* to, const opt::optimization_study& s, const opt::o
 }  // namespace
 
 run_result run_optimize(const io::study_document& doc, const run_options& o, const path& out) {
-  model::register_builtin_models();
   const opt::optimization_study s = opt::read_optimization_study(doc);
   if (o.check_only)
     return {.method_name = "optimize", .output = out,

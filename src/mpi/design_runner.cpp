@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "contactuq/model/registry.hpp"
 #include "contactuq/mpi/world_runner.hpp"
 #include "contactuq/opt/optimization_study.hpp"
 #include "contactuq/study/threads.hpp"
@@ -63,7 +62,6 @@ bool serve_designs(const study_message& m) {
   std::vector<opt::robust_problem> problems;
   bool ready = false;
   try {
-    model::register_builtin_models();
     const io::study_document doc = io::study_document::parse(m.text, m.file);
     const opt::optimization_study s = opt::read_optimization_study(doc);
     for (const auto& [label, model] : opt::optimization_models(s))

@@ -11,7 +11,6 @@
 #include <optional>
 #include <stdexcept>
 
-#include "contactuq/model/registry.hpp"
 #include "contactuq/study/threads.hpp"
 #include "design_runner.hpp"
 #include "fit_runner.hpp"
@@ -73,7 +72,6 @@ bool serve_study(const study_message& m) {
   std::optional<study::ensemble_study> s;
   std::optional<study::sample_plan> inputs;
   try {
-    model::register_builtin_models();
     doc.emplace(io::study_document::parse(m.text, m.file));
     s.emplace(study::read_ensemble_study(*doc));
     inputs.emplace(*s);
