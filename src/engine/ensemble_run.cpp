@@ -172,6 +172,7 @@ run_result run_ensemble_job(const io::study_document& doc, const run_options& o,
   ro.end = range.second;
   ro.stop = o.stop;
   ro.cancel = o.cancel;
+  ro.pause_after_blocks = o.pause_after_blocks;
   ro.progress = o.progress;
   const study::run_summary result = o.executor ? o.executor->run(doc, job.study, job.plan, sink, ro)
                                                : study::run_ensemble(job.study, job.plan, sink, ro);

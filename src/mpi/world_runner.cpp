@@ -148,13 +148,16 @@ class sample_schedule {
       append_ready();
       if (options_.stop && options_.stop->load()) stop_handing_out();
       busy = hand_out() || busy;
-      if (next_ >= n_) stop_handing_out();
+      if (next_ >= n_ || paused()) stop_handing_out();
       if (!handing_out_ && in_flight() == 0 && all_answered()) break;
       if (busy)
         wait.reset();
       else
         wait.pause();
     }
+    // Paused (run_options::pause_after_blocks): every block handed out is in the sink.
+    if (paused() && summary_.completed < n_ && !summary_.aborted && !failure_ && error_.empty())
+      study::wait_for_stop(options_);
   }
 
   // The summary, or the first failure of the run.
@@ -173,6 +176,7 @@ class sample_schedule {
   };
 
   void stop_handing_out() { handing_out_ = false; }
+  bool paused() const { return options_.pause_after_blocks > 0 && handed_ == options_.pause_after_blocks; }
   void fail(const std::string& what) {
     if (error_.empty()) error_ = what;
     stop_handing_out();
@@ -292,8 +296,9 @@ class sample_schedule {
       // Never more than a share of what is left (guided self-scheduling): a small plan of costly
       // samples (pin-slot) still spreads over every rank, and the last blocks go out one by one.
       const std::size_t left = (n_ - next_ + rows_ - 1) / rows_;
-      const std::size_t count =
+      std::size_t count =
           std::min({r.per_request, left, std::max<std::size_t>(1, left / (2 * static_cast<std::size_t>(ranks_)))});
+      if (options_.pause_after_blocks > 0) count = std::min(count, options_.pause_after_blocks - handed_);
       if (count == 0) break;
       if (w == 0) {
         for (std::size_t k = 0; k < count; ++k) local_.submit(next_ + k * rows_, std::min(rows_, n_ - (next_ + k * rows_)));
@@ -302,6 +307,7 @@ class sample_schedule {
         r.in_flight += count;
       }
       next_ = std::min(n_, next_ + count * rows_);
+      handed_ += count;
       busy = true;
     }
     return busy;
@@ -319,6 +325,7 @@ class sample_schedule {
   std::size_t capacity_ = 0;  // blocks all ready ranks may hold at once
   study::run_summary summary_;
   std::size_t next_ = 0;  // next sample to hand out
+  std::size_t handed_ = 0;  // blocks handed out (run_options::pause_after_blocks)
   std::map<std::size_t, study::evaluated_block> pending_;  // back, waiting for earlier blocks
   bool handing_out_ = true;
   std::string error_;  // the first error of a rank: the run fails with it
