@@ -141,6 +141,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Seconds after which a sample, nested or optimize run stops cleanly as if interrupted (exit 130; "
                   "--resume continues it): a cluster job's wall time")
       ->check(CLI::Range(1e-3, 1e9));
+  // Hidden: for tests that interrupt a run at a known point (a signal, a kill, the time limit).
+  sub->add_option("--pause-after-blocks", o->run.pause_after_blocks,
+                  "sample and nested studies: after this many blocks, wait (samples written) until interrupted")
+      ->group("");
   sub->add_flag("--resume", o->run.resume, "Finish an interrupted run of the same study in the same file");
   sub->add_flag("--force", o->run.force, "Replace an existing result file (or an unfinished run of it)");
   sub->add_flag("--yes", o->run.yes, "Start even when the run needs more memory than half of this machine's");

@@ -6,7 +6,6 @@
 #include "contactuq/calibrate/calibration_study.hpp"
 #include "contactuq/calibrate/fit_study.hpp"
 #include "contactuq/calibrate/synthetic.hpp"
-#include "contactuq/model/registry.hpp"
 
 namespace contactuq::cli {
 
@@ -28,7 +27,6 @@ void add_synthesize_command(CLI::App& app, int& exit_code) {
   sub->callback([o, &exit_code] {
     const auto doc = io::study_document::load(o->spec);
     if (cal::is_synthetic_cases_spec(doc)) {  // any registered model
-      model::register_builtin_models();
       const auto spec = cal::read_synthetic_cases_spec(doc);
       const std::filesystem::path out =
           o->output.empty() ? spec.output : std::filesystem::path(o->output);

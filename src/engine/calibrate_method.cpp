@@ -10,7 +10,6 @@
 #include "contactuq/calibrate/fit.hpp"
 #include "contactuq/calibrate/fit_output.hpp"
 #include "contactuq/calibrate/fit_study.hpp"
-#include "contactuq/model/registry.hpp"
 #include "methods.hpp"
 #include "text_plot.hpp"
 
@@ -54,7 +53,7 @@ void print_fit(std::FILE* to, const cal::fit_study& s, const cal::insertion_data
     const double wider = std::max(e.clustered_se.value_or(0.0), e.bootstrap_sd.value_or(0.0));
     if (!e.derived && wider > 2.0 * e.standard_error) {
       fmt::print(
-          "  note: for {} the insertions scatter {:.1f} times more than the Jacobian's standard "
+          to, "  note: for {} the insertions scatter {:.1f} times more than the Jacobian's standard "
           "error says: the\n"
           "  residuals are not independent (scatter between insertions, ripples); read the "
           "clustered or\n"
@@ -138,7 +137,6 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
       throw std::invalid_argument(
           "--csv and --export apply to receptacle-pin insertion fits ([fit]); the result file holds the residuals "
           "of a calibration");
-    model::register_builtin_models();
     auto study = cal::read_calibration_study(doc);
     if (o.check_only) return r;
     const fit_session fits(o.fit_executor, doc, o.threads);

@@ -1,7 +1,6 @@
 #include "ensemble_run.hpp"
 
 #include <fmt/format.h>
-#include <tbb/info.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <optional>
 
 #include "contactuq/io/ensemble_merge.hpp"
+#include "contactuq/study/threads.hpp"
 
 namespace contactuq::engine::detail {
 namespace {
@@ -125,7 +125,7 @@ void refuse_oversized(const io::study_document& doc, const run_options& o, const
 }
 
 std::size_t threads_of(const run_options& o) {
-  return o.threads > 0 ? o.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  return study::worker_threads(o.threads);
 }
 
 run_result run_ensemble_job(const io::study_document& doc, const run_options& o, const std::filesystem::path& out,
@@ -172,6 +172,7 @@ run_result run_ensemble_job(const io::study_document& doc, const run_options& o,
   ro.end = range.second;
   ro.stop = o.stop;
   ro.cancel = o.cancel;
+  ro.pause_after_blocks = o.pause_after_blocks;
   ro.progress = o.progress;
   const study::run_summary result = o.executor ? o.executor->run(doc, job.study, job.plan, sink, ro)
                                                : study::run_ensemble(job.study, job.plan, sink, ro);

@@ -117,7 +117,6 @@ void print_evaluation(std::FILE* to, const model::model& m, const model::evaluat
 }  // namespace
 
 run_result run_evaluate(const io::study_document& doc, const run_options& o, const path& out) {
-  model::register_builtin_models();
   const io::study_table root = doc.root();
   root.allow_only({"title", "method", "model", "parameters", "output"});
   const model::model m = model::make_model(root.table("model"));

@@ -20,7 +20,6 @@
 #include <numeric>
 
 #include "contactuq/error.hpp"
-#include "contactuq/model/registry.hpp"
 #include "contactuq/uq/morris.hpp"
 #include "ensemble_run.hpp"
 
@@ -37,7 +36,6 @@ struct morris_study {
 };
 
 morris_study read_morris_study(const io::study_document& doc) {
-  model::register_builtin_models();
   morris_study m{study::read_ensemble_study(doc, {.method_tables = {"morris"}, .sampling = false, .study_kind = "a morris study"}), {}, {}};
   const io::study_table root = doc.root();
   if (m.study.cases.size() > 1)

@@ -4,17 +4,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 
 #include <algorithm>
 #include <limits>
 #include <optional>
 
 #include "contactuq/io/ensemble_store.hpp"
-#include "contactuq/model/registry.hpp"
 #include "contactuq/opt/epistemic.hpp"
 #include "contactuq/opt/optimization_store.hpp"
 #include "contactuq/opt/optimization_study.hpp"
+#include "contactuq/study/threads.hpp"
 #include "methods.hpp"
 
 namespace contactuq::engine::detail {
@@ -51,7 +50,7 @@ void print_results(std::FILE* to, const opt::optimization_study& s, const opt::o
                  schema.objective_senses[k]);
     for (std::size_t k = 0; k < o.value.constraints.size(); ++k)
       fmt::print(
-          "  {:<28} {:>14} {:<10} [{}]{}\n",
+          to, "  {:<28} {:>14} {:<10} [{}]{}\n",
           s.constraints[k].what.describe(
               opt::measure_unit(s.base.model, {s.constraints[k].what.output})),
           value(o.value.constraints[k]), schema.constraint_units[k], schema.constraints[k],
@@ -61,7 +60,7 @@ void print_results(std::FILE* to, const opt::optimization_study& s, const opt::o
               : "");
     if (!o.feasible)
       fmt::print(
-          "  INFEASIBLE: no design met every constraint; this is the least-violating one "
+          to, "  INFEASIBLE: no design met every constraint; this is the least-violating one "
           "(violation {})\n",
           value(o.value.violation));
     if (!o.pareto_objectives.empty()) {
@@ -73,7 +72,7 @@ void print_results(std::FILE* to, const opt::optimization_study& s, const opt::o
   }
   if (r.regret.size() == 0) return;
   fmt::print(
-      "\nregret of {} [{}]: row = design optimal for model, column = model it is evaluated under\n",
+      to, "\nregret of {} [{}]: row = design optimal for model, column = model it is evaluated under\n",
       schema.objectives[0], schema.objective_units[0]);
   fmt::print(to, "  {:<20}", "");
   for (const auto& m : r.models) fmt::print(to, " {:>14}", m);
@@ -101,12 +100,11 @@ void print_results(std::FILE* to, const opt::optimization_study& s, const opt::o
 }  // namespace
 
 run_result run_optimize(const io::study_document& doc, const run_options& o, const path& out) {
-  model::register_builtin_models();
   const opt::optimization_study s = opt::read_optimization_study(doc);
   if (o.check_only)
     return {.method_name = "optimize", .output = out,
             .planned = planned_evaluations(s, opt::optimization_models(s).size())};
-  const std::size_t threads = o.threads > 0 ? o.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  const std::size_t threads = study::worker_threads(o.threads);
   std::optional<tbb::global_control> limit;
   if (o.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
 

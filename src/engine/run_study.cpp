@@ -144,7 +144,6 @@ shown_units display_units_of_result(const std::filesystem::path& file) {
     const io::study_document doc = io::study_document::parse(f.open_dataset("study").read_text(), file.string());
     const io::study_table root = doc.root();
     if (root.has("model")) {
-      model::register_builtin_models();
       shown.variables = model::make_model(root.table("model")).named_dimensions();
     }
     if (const auto output = root.optional_table("output")) shown.units = io::read_display_units(*output, shown.variables);

@@ -8,7 +8,6 @@
 #include <iterator>
 
 #include "contactuq/io/ensemble_merge.hpp"
-#include "contactuq/model/registry.hpp"
 #include "contactuq/uq/statistics.hpp"
 #include "ensemble_run.hpp"
 
@@ -63,7 +62,6 @@ std::string summary_text(const study::ensemble_study& s, const recording_sink& s
 }  // namespace
 
 run_result run_sample(const io::study_document& doc, const run_options& o, const path& out) {
-  model::register_builtin_models();
   const study::ensemble_study s = study::read_ensemble_study(doc);
   const std::string name = s.cases.size() > 1 ? "nested" : "sample";
   refuse_oversized(doc, o, s, study::sample_plan::streams(s));

@@ -18,10 +18,23 @@ namespace contactuq::model {
 namespace {
 
 struct registry {
+  registry();  // holds the models contactuq ships
   std::mutex mutex;
   std::map<std::string, model_factory, std::less<>> factories;
 };
 
+registry::registry() {
+  factories.emplace("receptacle_pin", [](const io::study_table& t) {
+    return model(receptacle_pin_model::from_study(t));
+  });
+  factories.emplace("impact", [](const io::study_table& t) { return model(impact_model::from_study(t)); });
+  factories.emplace("pinslot", [](const io::study_table& t) { return model(pinslot_model::from_study(t)); });
+  factories.emplace("switch", [](const io::study_table& t) { return model(switch_model::from_study(t)); });
+  factories.emplace("threaded_insertion", [](const io::study_table& t) { return model(threaded_insertion_model::from_study(t)); });
+}
+
+// Built with the built-in models on first use, once (a function-local static: thread-safe),
+// so that no caller has to remember register_builtin_models() first.
 registry& instance() {
   static registry r;
   return r;
@@ -30,7 +43,7 @@ registry& instance() {
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "(none; call register_builtin_models())" : out;
+  return out;
 }
 
 }  // namespace
@@ -45,17 +58,7 @@ void register_model(std::string name, model_factory factory) {
   r.factories.emplace(std::move(name), std::move(factory));
 }
 
-void register_builtin_models() {
-  registry& r = instance();
-  std::lock_guard lock(r.mutex);
-  r.factories.try_emplace("receptacle_pin", [](const io::study_table& t) {
-    return model(receptacle_pin_model::from_study(t));
-  });
-  r.factories.try_emplace("impact", [](const io::study_table& t) { return model(impact_model::from_study(t)); });
-  r.factories.try_emplace("pinslot", [](const io::study_table& t) { return model(pinslot_model::from_study(t)); });
-  r.factories.try_emplace("switch", [](const io::study_table& t) { return model(switch_model::from_study(t)); });
-  r.factories.try_emplace("threaded_insertion", [](const io::study_table& t) { return model(threaded_insertion_model::from_study(t)); });
-}
+void register_builtin_models() { instance(); }
 
 std::vector<std::string> registered_models() {
   registry& r = instance();

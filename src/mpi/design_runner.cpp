@@ -2,7 +2,6 @@
 // evaluated in slices on every rank (include/contactuq/mpi/world_runner.hpp).
 #include <fmt/format.h>
 #include <mpi.h>
-#include <tbb/info.h>
 
 #include <algorithm>
 #include <deque>
@@ -12,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "contactuq/model/registry.hpp"
 #include "contactuq/mpi/world_runner.hpp"
 #include "contactuq/opt/optimization_study.hpp"
+#include "contactuq/study/threads.hpp"
 #include "design_runner.hpp"
 #include "messages.hpp"
 #include "transport.hpp"
@@ -45,7 +44,7 @@ finished_rows evaluate_rows(const opt::robust_problem& problem, const design_row
 }
 
 std::size_t threads_or_all(std::uint64_t threads) {
-  return threads > 0 ? threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  return study::worker_threads(threads);
 }
 
 // Threads that may evaluate slices at once: models that are not thread safe get one.
@@ -63,7 +62,6 @@ bool serve_designs(const study_message& m) {
   std::vector<opt::robust_problem> problems;
   bool ready = false;
   try {
-    model::register_builtin_models();
     const io::study_document doc = io::study_document::parse(m.text, m.file);
     const opt::optimization_study s = opt::read_optimization_study(doc);
     for (const auto& [label, model] : opt::optimization_models(s))

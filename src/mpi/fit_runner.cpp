@@ -17,7 +17,6 @@
 #include "contactuq/calibrate/calibration_study.hpp"
 #include "contactuq/calibrate/fit.hpp"
 #include "contactuq/calibrate/fit_study.hpp"
-#include "contactuq/model/registry.hpp"
 #include "contactuq/mpi/world_runner.hpp"
 #include "fit_runner.hpp"
 #include "messages.hpp"
@@ -48,7 +47,6 @@ bool serve_fits(const study_message& m, const session& s) {
   // What rank 0 runs (engine run_calibrate), its result dropped: rank 0 prints and writes it.
   std::function<void()> calibration;
   try {
-    model::register_builtin_models();
     const auto doc = std::make_shared<io::study_document>(io::study_document::parse(m.text, m.file));
     if (calibrate::is_calibration_study(*doc)) {
       auto study = std::make_shared<calibrate::calibration_study>(calibrate::read_calibration_study(*doc));

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
-#include <tbb/info.h>
 
 #include <algorithm>
 #include <deque>
@@ -12,7 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "contactuq/model/registry.hpp"
+#include "contactuq/study/threads.hpp"
 #include "design_runner.hpp"
 #include "fit_runner.hpp"
 #include "messages.hpp"
@@ -73,7 +72,6 @@ bool serve_study(const study_message& m) {
   std::optional<study::ensemble_study> s;
   std::optional<study::sample_plan> inputs;
   try {
-    model::register_builtin_models();
     doc.emplace(io::study_document::parse(m.text, m.file));
     s.emplace(study::read_ensemble_study(*doc));
     inputs.emplace(*s);
@@ -81,7 +79,7 @@ bool serve_study(const study_message& m) {
     send_error(whole_study, e.what());
     s.reset();
   }
-  const std::size_t threads = m.threads > 0 ? m.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  const std::size_t threads = study::worker_threads(m.threads);
   std::optional<study::block_evaluator> evaluate;
   std::optional<local_blocks> local;
   if (s) {
@@ -150,13 +148,16 @@ class sample_schedule {
       append_ready();
       if (options_.stop && options_.stop->load()) stop_handing_out();
       busy = hand_out() || busy;
-      if (next_ >= n_) stop_handing_out();
+      if (next_ >= n_ || paused()) stop_handing_out();
       if (!handing_out_ && in_flight() == 0 && all_answered()) break;
       if (busy)
         wait.reset();
       else
         wait.pause();
     }
+    // Paused (run_options::pause_after_blocks): every block handed out is in the sink.
+    if (paused() && summary_.completed < n_ && !summary_.aborted && !failure_ && error_.empty())
+      study::wait_for_stop(options_);
   }
 
   // The summary, or the first failure of the run.
@@ -175,6 +176,7 @@ class sample_schedule {
   };
 
   void stop_handing_out() { handing_out_ = false; }
+  bool paused() const { return options_.pause_after_blocks > 0 && handed_ == options_.pause_after_blocks; }
   void fail(const std::string& what) {
     if (error_.empty()) error_ = what;
     stop_handing_out();
@@ -294,8 +296,9 @@ class sample_schedule {
       // Never more than a share of what is left (guided self-scheduling): a small plan of costly
       // samples (pin-slot) still spreads over every rank, and the last blocks go out one by one.
       const std::size_t left = (n_ - next_ + rows_ - 1) / rows_;
-      const std::size_t count =
+      std::size_t count =
           std::min({r.per_request, left, std::max<std::size_t>(1, left / (2 * static_cast<std::size_t>(ranks_)))});
+      if (options_.pause_after_blocks > 0) count = std::min(count, options_.pause_after_blocks - handed_);
       if (count == 0) break;
       if (w == 0) {
         for (std::size_t k = 0; k < count; ++k) local_.submit(next_ + k * rows_, std::min(rows_, n_ - (next_ + k * rows_)));
@@ -304,6 +307,7 @@ class sample_schedule {
         r.in_flight += count;
       }
       next_ = std::min(n_, next_ + count * rows_);
+      handed_ += count;
       busy = true;
     }
     return busy;
@@ -321,6 +325,7 @@ class sample_schedule {
   std::size_t capacity_ = 0;  // blocks all ready ranks may hold at once
   study::run_summary summary_;
   std::size_t next_ = 0;  // next sample to hand out
+  std::size_t handed_ = 0;  // blocks handed out (run_options::pause_after_blocks)
   std::map<std::size_t, study::evaluated_block> pending_;  // back, waiting for earlier blocks
   bool handing_out_ = true;
   std::string error_;  // the first error of a rank: the run fails with it
@@ -390,8 +395,7 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
       pack(study_message{doc.text(), doc.file(), options.threads, sink.compression()});
   for (int w = 1; w < ranks; ++w) send(announcement, w, study_tag);
 
-  const std::size_t threads =
-      options.threads > 0 ? options.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  const std::size_t threads = study::worker_threads(options.threads);
   const study::block_evaluator evaluate(study, inputs);
   sample_schedule schedule(study, inputs, sink, options, evaluate, ranks, n, rows, threads);
   schedule.run();

@@ -28,7 +28,6 @@ using namespace contactuq;
 namespace {
 
 model::model build_model(const std::string& study_text, const std::string& name) {
-  model::register_builtin_models();
   const io::study_document doc = io::study_document::parse(study_text, name);
   return model::make_model(doc.root().table("model"));
 }
@@ -205,10 +204,7 @@ PYBIND11_MODULE(_core, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }
   });
-  m.def("registered_models", [] {
-    model::register_builtin_models();
-    return model::registered_models();
-  });
+  m.def("registered_models", [] { return model::registered_models(); });
   py::class_<model::model>(m, "Model")
       .def(py::init(&build_model), py::arg("study_text"), py::arg("name") = "<model>")
       .def_property_readonly("name", &model::model::name)

@@ -4,7 +4,6 @@
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_pipeline.h>
 
@@ -19,6 +18,7 @@
 #include <thread>
 
 #include "contactuq/error.hpp"
+#include "contactuq/study/threads.hpp"
 
 namespace contactuq::study {
 
@@ -220,6 +220,14 @@ void run_options::validate() const {
   require(threads <= 65536, "threads", static_cast<double>(threads), "", "in [0, 65536]");
 }
 
+void wait_for_stop(const run_options& options) {
+  const auto raised = [&options] {
+    return (options.stop && options.stop->load()) || (options.cancel && options.cancel->load());
+  };
+  if (!options.stop && !options.cancel) return;
+  while (!raised()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 block_evaluator::block_evaluator(const ensemble_study& study, const sample_plan& inputs)
     : study_(study), inputs_(inputs),
       attempts_(study.sampling.failures == failure_policy::retry ? 1 + study.sampling.retries : 1) {
@@ -302,13 +310,13 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
 
   std::optional<tbb::global_control> limit;
   if (options.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, options.threads);
-  const std::size_t workers =
-      options.threads > 0 ? options.threads : static_cast<std::size_t>(tbb::info::default_concurrency());
+  const std::size_t workers = worker_threads(options.threads);
   const bool abort_on_failure = study.sampling.failures == failure_policy::abort;
 
   run_summary summary;
   summary.first = summary.completed = options.first;
   std::size_t next = options.first;
+  std::size_t started = 0;  // blocks this run has started (pause_after_blocks)
   std::atomic<bool> aborting = false;
   bool cancelled = false;  // a block was cancelled: nothing more reaches the sink
   using range = std::pair<std::size_t, std::size_t>;  // first, size
@@ -324,10 +332,12 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
       tbb::make_filter<void, range>(tbb::filter_mode::serial_in_order,
                                     [&](tbb::flow_control& fc) -> range {
                                       if (next >= n || aborting.load() || (options.stop && options.stop->load()) ||
-                                          (options.cancel && options.cancel->load()) || appender.failed()) {
+                                          (options.cancel && options.cancel->load()) || appender.failed() ||
+                                          (options.pause_after_blocks > 0 && started == options.pause_after_blocks)) {
                                         fc.stop();
                                         return {};
                                       }
+                                      ++started;
                                       const std::size_t size = next == options.first && options.first_block > 0
                                                                    ? options.first_block
                                                                    : options.block_size;
@@ -366,6 +376,9 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
   summary.sink_wait_seconds = appender.waited_seconds();
   summary.completed = appended;  // the same, unless the sink failed (then finish() threw)
   summary.stopped = !summary.aborted && summary.completed < n;
+  // Paused: every block started is in the sink (on disk, for a writer) while the run waits.
+  if (summary.stopped && options.pause_after_blocks > 0 && started == options.pause_after_blocks)
+    wait_for_stop(options);
   return summary;
 }
 

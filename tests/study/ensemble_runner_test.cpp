@@ -249,6 +249,45 @@ TEST_CASE("a stop request starts no new block", "[ensemble_runner]") {
   CHECK(sink.samples().size() == 0);
 }
 
+TEST_CASE("a pause after N blocks hands on exactly those blocks, then waits for the stop request",
+          "[ensemble_runner]") {
+  const ensemble_study s = small_study();
+  const io::ensemble_block all = run(s, opts(2, 4));
+  const std::size_t threads = GENERATE(1, 2);
+  INFO(threads << " threads");
+  // With neither a stop nor a cancel flag, there is nothing to wait for: it returns stopped.
+  run_options o = opts(threads, 4, 2);
+  o.pause_after_blocks = 3;
+  memory_sink alone;
+  const run_summary first = run_ensemble(s, sample_inputs(s), alone, o);
+  CHECK(first.stopped);
+  CHECK(first.completed == 14);
+  CHECK(alone.samples().size() == 12);
+
+  // With a stop flag it waits, every block started already in the sink, until the flag is set.
+  std::atomic<bool> stop = false, returned = false;
+  std::atomic<std::size_t> appended = 0;
+  o.stop = &stop;
+  o.progress = [&appended](std::size_t done, std::size_t) { appended = done; };
+  memory_sink sink;
+  run_summary summary;
+  std::thread runner([&] {
+    summary = run_ensemble(s, sample_inputs(s), sink, o);
+    returned = true;
+  });
+  for (int i = 0; i < 6000 && appended.load() < 14; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(appended.load() == 14);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_FALSE(returned.load());  // paused, not finished: 26 samples are left
+  stop = true;
+  runner.join();
+  CHECK(summary.stopped);
+  CHECK(summary.completed == 14);
+  REQUIRE(sink.samples().first == 2);
+  CHECK(same_bits(sink.samples().outputs, all.outputs.middleRows(2, 12)));
+  CHECK(same_bits(alone.samples().outputs, all.outputs.middleRows(2, 12)));
+}
+
 TEST_CASE("a cancel request drops the blocks in flight: no sample starts after it", "[ensemble_runner]") {
   std::atomic<bool> cancel = false;
   cancelling_square model{.cancel = &cancel, .after = 70};

@@ -182,10 +182,10 @@ TEST_CASE("Sobol indices do not change when a constant is added to the output",
 
 TEST_CASE("Sobol bootstrap intervals cover the true indices at about their confidence",
           "[uq][sensitivity]") {
-  // 40 independent Monte Carlo pick-freeze studies of the linear model (rows independent, as
-  // the bootstrap assumes): the 90% intervals must cover the truth in most of them, and their
-  // width must match the spread of the estimates across studies.
-  const int studies = 40;
+  // 80 independent Monte Carlo pick-freeze studies of the linear model (rows independent, as
+  // the bootstrap assumes): the 90% intervals must cover the truth in about 90% of them, and
+  // their width must match the spread of the estimates across studies.
+  const int studies = 80;
   int covered_first = 0, covered_total = 0;
   std::vector<double> estimates;
   double half_width = 0.0;
@@ -202,10 +202,16 @@ TEST_CASE("Sobol bootstrap intervals cover the true indices at about their confi
     estimates.push_back(s1.value);
     half_width += 0.5 * (s1.ci.high - s1.ci.low) / studies;
   }
-  // Binomial(40, 0.9): P(fewer than 30) < 0.5%.
-  CHECK(covered_first >= 30);
-  CHECK(covered_total >= 30);
-  CHECK(covered_first < studies + 1);
+  // Two-sided, as the count of covering studies is Binomial(80, 0.9) for honest intervals.
+  // Too short intervals cover too rarely: P(62 or fewer) = 0.08% (0.9% at the 87.5% coverage
+  // that percentile intervals reach at this size, 1000 studies: they are a little short). Too
+  // wide ones cover in nearly every study: P(79 or more) = 0.2%, while intervals with 99%
+  // coverage do so with probability 0.81. (With 40 studies the upper side could only be "not all
+  // 40", which honest intervals fail with probability 0.9^40 = 1.5% and 99% ones pass with 0.33.)
+  CHECK(covered_first >= 63);
+  CHECK(covered_total >= 63);
+  CHECK(covered_first <= 78);
+  CHECK(covered_total <= 78);
   double mean = 0.0, ss = 0.0;
   for (const double e : estimates) mean += e / studies;
   for (const double e : estimates) ss += (e - mean) * (e - mean);

@@ -71,6 +71,10 @@ struct run_options {
   // (resumable, exit code 130): a cluster job's wall time, or a bound on any run. 0: none.
   // Samples in flight are dropped (cancel), so the run ends within about one sample's time.
   double time_limit = 0.0;
+  // For tests of interrupted runs (sample and nested studies): after this many blocks the run
+  // pauses, its samples so far written, until stop or cancel is set (a signal, the time limit);
+  // study::run_options::pause_after_blocks. 0: no pause.
+  std::size_t pause_after_blocks = 0;
   // Progress of long methods: cases (or evaluations) done and planned. Called from the thread
   // that runs the study, never concurrently.
   std::function<void(std::size_t done, std::size_t total)> progress;

@@ -1,7 +1,8 @@
 #pragma once
 // Models by name: a study's [model] table says `type = "<name>"` and the registry's factory for
-// that name builds the model from the rest of the table. Filled by an explicit
-// register_builtin_models() call (no static registration), safe to call from several threads.
+// that name builds the model from the rest of the table. Holds the built-in models from its first
+// use (no static registration in the models' files, no call to remember); safe to use from several
+// threads.
 
 #include <functional>
 #include <string>
@@ -19,7 +20,9 @@ using model_factory = std::function<model(const io::study_table& table)>;
 
 // Adds a factory; throws std::invalid_argument for an empty name or one already registered.
 void register_model(std::string name, model_factory factory);
-// Registers the models contactuq ships ("impact", "pinslot", "receptacle_pin", "switch"); calling it again does nothing.
+// The models contactuq ships ("impact", "pinslot", "receptacle_pin", "switch", "threaded_insertion")
+// are registered on the registry's first use; this call only makes sure of it (kept for code
+// written when it was needed), and does nothing more when called again.
 void register_builtin_models();
 // Registered names, sorted.
 std::vector<std::string> registered_models();

@@ -72,6 +72,12 @@ struct run_options {
   // Samples of the first block (a resumed run: up to the next whole chunk of its file); 0:
   // block_size.
   std::size_t first_block = 0;
+  // For tests of interrupted runs, a pause at a known point: when > 0, the run starts no block
+  // after its first pause_after_blocks, hands those to the sink, and then waits until stop or
+  // cancel is set (a signal, a time limit) before it returns stopped; given neither flag, it
+  // returns stopped at once. A kill or signal sent during the pause lands at the same samples
+  // in every run, whatever the machine's speed. 0: no pause.
+  std::size_t pause_after_blocks = 0;
   // Called from the sink's thread after each block with (samples done, N). The sink's thread
   // is one of its own (not a worker): appends overlap the evaluation of later blocks.
   std::function<void(std::size_t, std::size_t)> progress;
@@ -124,6 +130,10 @@ class block_evaluator {
   // Per worker thread, a clone of each case's model that is not thread safe.
   mutable tbb::enumerable_thread_specific<std::vector<std::optional<model::model>>> clones_;
 };
+
+// Returns once options.stop or options.cancel is set (the end of a pause_after_blocks), at once
+// when neither is given.
+void wait_for_stop(const run_options& options);
 
 // Evaluates samples [options.first, options.end or N) of `study` with model inputs `inputs` (the
 // study's sample_plan; each block's rows are made where it is evaluated) and hands them to `sink`.
