@@ -524,10 +524,13 @@ void write_synthetic_cases(const synthetic_cases_spec& spec, const std::string& 
   write_case_table(output, spec.model, cases, spec.units, c);
 }
 
-void write_calibration_hdf5(const std::filesystem::path& path, const io::study_document& doc,
-                            const calibration_study& s, const calibration_result& r) {
-  namespace h5 = io::hdf5;
-  h5::file file(path, h5::file_mode::create);
+namespace {
+
+namespace h5 = io::hdf5;
+
+// The result's attributes: the header, the loss and the fit's summary.
+void write_calibration_attributes(h5::file& file, const io::study_document& doc, const calibration_study& s,
+                                  const calibration_result& r) {
   io::write_result_header(file, {.format = "contactuq-calibration", .method = "calibrate", .model = r.model,
                                  .title = s.title, .study_text = doc.text(), .study_path = doc.file()});
   file.set_attribute("loss", std::string(to_string(s.options.loss)));
@@ -538,8 +541,10 @@ void write_calibration_hdf5(const std::filesystem::path& path, const io::study_d
   file.set_attribute("dof", static_cast<std::int64_t>(r.dof));
   file.set_attribute("starts_at_best", static_cast<std::int64_t>(r.starts_at_best));
   file.set_attribute("evaluations", static_cast<std::int64_t>(r.evaluations));
+}
 
-  // Estimates: value, standard errors and intervals, in SI with units per row.
+// Estimates: value, standard errors and intervals, in SI with units per row.
+void write_estimates(h5::file& file, const calibration_result& r) {
   auto params = file.create_group("estimates");
   std::vector<std::string> names, unit_names;
   for (const auto& e : r.parameters) names.push_back(e.name), unit_names.push_back(e.unit);
@@ -571,15 +576,19 @@ void write_calibration_hdf5(const std::filesystem::path& path, const io::study_d
   matrix("correlation", r.correlation);
   if (r.clustered_covariance.size() > 0) matrix("clustered_covariance", r.clustered_covariance);
   if (r.bootstrap.rows() > 0) matrix("bootstrap", r.bootstrap);
+}
 
-  // The model inputs at the optimum.
+// The model inputs at the optimum.
+void write_optimum_inputs(h5::file& file, const calibration_study& s, const calibration_result& r) {
   auto inputs = file.create_group("inputs");
   inputs.write_texts("names", s.setup.model.input_names());
   inputs.write_texts("units", s.setup.model.input_units());
   inputs.write("value", r.inputs).set_attribute("units", "as /inputs/units");
+}
 
-  // The cases: every model input of each case (the optimum with the case's measured inputs),
-  // so that figures draw measured and fitted values against whatever varied between cases.
+// The cases: every model input of each case (the optimum with the case's measured inputs),
+// so that figures draw measured and fitted values against whatever varied between cases.
+void write_cases(h5::file& file, const calibration_study& s, const calibration_result& r) {
   auto cases = file.create_group("cases");
   std::vector<std::string> labels;
   std::vector<double> case_inputs;
@@ -600,8 +609,10 @@ void write_calibration_hdf5(const std::filesystem::path& path, const io::study_d
         }))
       measured_inputs.push_back(s.setup.model.inputs()[i].name);
   cases.set_attribute("measured_inputs", measured_inputs);
+}
 
-  // Residuals: one group per measured output or curve.
+// Residuals: one group per measured output or curve.
+void write_residuals(h5::file& file, const calibration_study& s, const calibration_result& r) {
   auto res = file.create_group("residuals");
   res.set_attribute("cases", r.case_labels);
   for (const auto& rs : r.residuals) {
@@ -625,6 +636,18 @@ void write_calibration_hdf5(const std::filesystem::path& path, const io::study_d
     g.write("fitted", rs.fitted).set_attribute("units", rs.unit);
     g.write("residual", d).set_attribute("units", rs.unit);
   }
+}
+
+}  // namespace
+
+void write_calibration_hdf5(const std::filesystem::path& path, const io::study_document& doc,
+                            const calibration_study& s, const calibration_result& r) {
+  h5::file file(path, h5::file_mode::create);
+  write_calibration_attributes(file, doc, s, r);
+  write_estimates(file, r);
+  write_optimum_inputs(file, s, r);
+  write_cases(file, s, r);
+  write_residuals(file, s, r);
   file.close();  // checked: a write that fails is an error, not a damaged file
 }
 
