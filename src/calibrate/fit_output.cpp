@@ -64,10 +64,22 @@ void write_fit_csv(const std::filesystem::path& path, const fit_study& study,
   out.write_to(path);
 }
 
-void write_fit_hdf5(const std::filesystem::path& path, const io::study_document& doc,
-                    const fit_study& study, const insertion_data& data, const fit_result& result) {
-  namespace h5 = io::hdf5;
-  h5::file file(path, h5::file_mode::create);
+namespace {
+
+namespace h5 = io::hdf5;
+
+h5::dataset write_ints(h5::group& g, std::string_view name, const std::vector<std::int32_t>& v) {
+  h5::appendable_options o;
+  o.type = h5::element::int32;
+  o.chunk_rows = std::max<std::size_t>(1, v.size());
+  auto ds = g.create_appendable(name, o);
+  ds.append_rows(v);
+  return ds;
+}
+
+// The result's attributes: the header, the display units, the fit's summary and export_toml.
+void write_fit_attributes(h5::file& file, const io::study_document& doc, const fit_study& study,
+                          const fit_result& result) {
   // The fit's model is the receptacle-pin model (fit_study.hpp).
   io::write_result_header(file, {.format = "contactuq-fit", .method = "calibrate", .model = "receptacle_pin",
                                  .title = study.title, .study_text = doc.text(), .study_path = doc.file()});
@@ -87,17 +99,11 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   file.set_attribute("evaluations", static_cast<std::int64_t>(result.evaluations));
   file.set_attribute("seconds", result.seconds);
   file.write_text("export_toml", export_toml(result, study.units, doc.file()));
+}
 
-  auto ints = [](h5::group& g, std::string_view name, const std::vector<std::int32_t>& v) {
-    h5::appendable_options o;
-    o.type = h5::element::int32;
-    o.chunk_rows = std::max<std::size_t>(1, v.size());
-    auto ds = g.create_appendable(name, o);
-    ds.append_rows(v);
-    return ds;
-  };
-
-  // Parameters: one entry per estimate (free parameters, then every insertion's offset).
+// Parameters: one entry per estimate (free parameters, then every insertion's offset).
+// `independent` names the rows and columns of the covariance matrices.
+void write_parameters(h5::file& file, const fit_result& result, const std::vector<std::string>& independent) {
   auto params = file.create_group("parameters");
   std::vector<std::string> names, unit_names;
   for (const auto& e : result.parameters) {
@@ -128,10 +134,6 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
          [](const parameter_estimate& e) { return e.bootstrap_low.value_or(nan); });
   column("bootstrap_high",
          [](const parameter_estimate& e) { return e.bootstrap_high.value_or(nan); });
-  // Covariance and correlation over the independent parameters: all but the last offset.
-  std::vector<std::string> independent;
-  for (const auto& e : result.parameters)
-    if (!e.derived) independent.push_back(e.name);
   auto matrix = [&](std::string_view name, const Eigen::MatrixXd& m) {
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rm = m;
     auto ds =
@@ -149,11 +151,10 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
     matrix("bootstrap", result.bootstrap).set_attribute("units", "as /parameters/units");
     params.set_attribute("bootstrap_failed", static_cast<std::int64_t>(result.bootstrap_failed));
   }
+}
 
-  file.write_texts("insertions", result.insertions);
-  file.write("offsets", result.offsets).set_attribute("units", "m");
-
-  // Every measured point.
+// Every measured point.
+void write_data_points(h5::file& file, const insertion_data& data, const fit_result& result) {
   auto pts = file.create_group("data");
   std::vector<std::int32_t> ins, dir;
   std::vector<double> x, f, fit, res, w;
@@ -172,15 +173,17 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
       w.push_back(st.weight[i]);
     }
   }
-  ints(pts, "insertion", ins).set_attribute("units", "index into /insertions");
-  ints(pts, "direction", dir).set_attribute("units", "0 forward, 1 reverse");
+  write_ints(pts, "insertion", ins).set_attribute("units", "index into /insertions");
+  write_ints(pts, "direction", dir).set_attribute("units", "0 forward, 1 reverse");
   pts.write("x", x).set_attribute("units", "m");
   pts.write("force", f).set_attribute("units", "N");
   pts.write("fitted", fit).set_attribute("units", "N");
   pts.write("residual", res).set_attribute("units", "N");
   pts.write("weight", w).set_attribute("units", "");
+}
 
-  // Residual diagnostics per stroke.
+// Residual diagnostics per stroke.
+void write_stroke_diagnostics(h5::file& file, const fit_result& result) {
   auto strokes = file.create_group("strokes");
   std::vector<std::int32_t> s_ins, s_dir, s_n;
   std::vector<double> rms, bias, maxabs;
@@ -194,21 +197,26 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
     bias.push_back(d.bias);
     maxabs.push_back(d.max_abs);
   }
-  ints(strokes, "insertion", s_ins).set_attribute("units", "index into /insertions");
-  ints(strokes, "direction", s_dir).set_attribute("units", "0 forward, 1 reverse");
-  ints(strokes, "points", s_n).set_attribute("units", "");
+  write_ints(strokes, "insertion", s_ins).set_attribute("units", "index into /insertions");
+  write_ints(strokes, "direction", s_dir).set_attribute("units", "0 forward, 1 reverse");
+  write_ints(strokes, "points", s_n).set_attribute("units", "");
   strokes.write("rms", rms).set_attribute("units", "N");
   strokes.write("bias", bias).set_attribute("units", "N");
   strokes.write("max_abs", maxabs).set_attribute("units", "N");
+}
 
-  // The fitted model over the data's range.
+// The fitted model over the data's range.
+void write_model_curve(h5::file& file, const fit_study& study, const insertion_data& data,
+                       const fit_result& result) {
   const model_curve c = fitted_curve(result, data, study.model.v_norm);
   auto mc = file.create_group("model_curve");
   mc.write("x", c.x).set_attribute("units", "m");
   mc.write("forward", c.forward).set_attribute("units", "N");
   mc.write("reverse", c.reverse).set_attribute("units", "N");
+}
 
-  // Every Levenberg–Marquardt start.
+// Every Levenberg–Marquardt start, its start and end points named by `independent`.
+void write_starts(h5::file& file, const fit_result& result, const std::vector<std::string>& independent) {
   auto st = file.create_group("starts");
   const std::size_t S = result.starts.size(),
                     Q = result.starts.empty() ? 0 : result.starts.front().start.size();
@@ -225,8 +233,27 @@ void write_fit_hdf5(const std::filesystem::path& path, const io::study_document&
   st.write("start", start, S, Q).set_attribute("names", independent);
   st.write("end", end, S, Q).set_attribute("names", independent);
   st.write("cost", cost).set_attribute("units", "N^2");
-  ints(st, "evaluations", evals).set_attribute("units", "model sweeps");
+  write_ints(st, "evaluations", evals).set_attribute("units", "model sweeps");
   st.write_texts("status", status);
+}
+
+}  // namespace
+
+void write_fit_hdf5(const std::filesystem::path& path, const io::study_document& doc,
+                    const fit_study& study, const insertion_data& data, const fit_result& result) {
+  h5::file file(path, h5::file_mode::create);
+  write_fit_attributes(file, doc, study, result);
+  // Covariance and correlation over the independent parameters: all but the last offset.
+  std::vector<std::string> independent;
+  for (const auto& e : result.parameters)
+    if (!e.derived) independent.push_back(e.name);
+  write_parameters(file, result, independent);
+  file.write_texts("insertions", result.insertions);
+  file.write("offsets", result.offsets).set_attribute("units", "m");
+  write_data_points(file, data, result);
+  write_stroke_diagnostics(file, result);
+  write_model_curve(file, study, data, result);
+  write_starts(file, result, independent);
   file.close();  // checked: a write that fails is an error, not a damaged file
 }
 
