@@ -22,6 +22,9 @@ enum class stream_purpose : std::uint64_t {
   ranking_bootstrap = 8,    ///< index = replicate (uq/rankings.hpp)
   morris_trajectory = 9,    ///< index = trajectory (uq/morris.hpp)
   morris_bootstrap = 10,    ///< index = replicate (uq/morris.hpp)
+  reliability_form_start = 11,  ///< index = FORM start (uq/reliability.hpp)
+  reliability_importance = 12,  ///< index = block of importance samples
+  reliability_subset = 13,      ///< index = subset-simulation replicate
 };
 
 // SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words whose outputs
