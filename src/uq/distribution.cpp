@@ -517,6 +517,35 @@ double distribution::quantile(double u) const {
   return nan;
 }
 
+double distribution::from_standard_normal(double z) const {
+  if (is_discrete())
+    throw parameter_error("distribution", fmt::format("{} has no transform to a standard normal: it is discrete", name()));
+  if (std::isnan(z)) return nan;
+  switch (kind_) {
+    case distribution_kind::normal:
+      return p_[0] + p_[1] * z;
+    case distribution_kind::lognormal:
+      return std::exp(p_[0] + p_[1] * z);
+    case distribution_kind::weibull:  // scale (-ln(1 - F))^(1/shape), 1 - F = Q(z)
+      return p_[1] * std::pow(-std::log(std_normal_ccdf(z)), 1.0 / p_[0]);
+    default:
+      break;
+  }
+  if (z <= 0) return quantile(std_normal_cdf(z));
+  const double q = std_normal_ccdf(z);
+  switch (kind_) {
+    case distribution_kind::triangular:
+      return bm::quantile(bm::complement(triangular_dist(p_[0], p_[1], p_[2]), q));
+    case distribution_kind::beta:
+      return std::clamp(p_[2] + bm::quantile(bm::complement(beta_dist(p_[0], p_[1]), q)) * (p_[3] - p_[2]), p_[2],
+                        p_[3]);
+    case distribution_kind::uniform:
+      return std::clamp(p_[1] - q * (p_[1] - p_[0]), p_[0], p_[1]);
+    default:  // truncated normal: bounded, its quantile resolves the upper end well enough
+      return quantile(1.0 - q);
+  }
+}
+
 double distribution::cdf(double x) const {
   if (std::isnan(x)) return nan;
   if (is_discrete()) {

@@ -55,6 +55,10 @@ class distribution {
   // Inverse CDF: the smallest x with cdf(x) >= u. u in [0, 1]; quantile(0) and quantile(1) are
   // the ends of the support (possibly infinite). Throws parameter_error for u outside [0, 1].
   double quantile(double u) const;
+  // F^-1(Phi(z)): the value whose probability equals a standard normal's at z, precise in both
+  // tails (the upper one through the complement, so that z = 9 is not rounded to the upper end).
+  // Continuous distributions only (parameter_error for a discrete one).
+  double from_standard_normal(double z) const;
   // P(X <= x).
   double cdf(double x) const;
   // Density; for a discrete distribution the probability mass P(X = x).
