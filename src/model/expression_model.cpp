@@ -229,7 +229,7 @@ expression_model::expression_model(std::vector<expression_input> inputs, std::ve
       try {
         declared = u::parse_unit(*out.units);
       } catch (const std::invalid_argument& e) {
-        throw parameter_error(out.name, fmt::format("units = \"{}\": {}", *out.units, e.what()));
+        throw parameter_error(out.name, fmt::format("declared units \"{}\": {}", *out.units, e.what()));
       }
     }
     u::dimension dim;
@@ -331,6 +331,13 @@ expression_model expression_model::from_study(const io::study_table& t) {
   const io::study_table in_table = t.table("inputs");
   const io::study_table out_table = t.table("outputs");
 
+  // In the order the file writes them (a TOML table is sorted by name).
+  const auto written = [](const io::study_table& table) {
+    std::vector<std::string> keys = table.keys();
+    std::stable_sort(keys.begin(), keys.end(),
+                     [&](const std::string& a, const std::string& b) { return table.line(a) < table.line(b); });
+    return keys;
+  };
   std::vector<expression_input> inputs;
   // A quantity string or a bare number; its dimension is the one it is written with.
   const auto read_value = [](const io::study_table& table, const std::string& key) -> std::pair<double, u::dimension> {
@@ -346,7 +353,7 @@ expression_model expression_model::from_study(const io::study_table& t) {
     if (text == "{...}") table.fail(key, "expected a value such as \"200 N\" or 0.3");
     return {table.quantity(key, u::dimensionless), u::dimensionless};
   };
-  for (const std::string& name : in_table.keys()) {
+  for (const std::string& name : written(in_table)) {
     expression_input in{name, {}, 0.0, {}};
     if (in_table.value_text(name) == "{...}") {
       const io::study_table it = in_table.table(name);
@@ -362,7 +369,8 @@ expression_model expression_model::from_study(const io::study_table& t) {
   }
 
   std::vector<expression_output> outputs;
-  for (const std::string& name : out_table.keys()) {
+  for (const std::string& name : written(out_table)) {
+    if (in_table.has(name)) out_table.fail(name, "is an input's name too; inputs and outputs need names of their own");
     expression_output out{name, {}, std::nullopt};
     if (out_table.value_text(name) == "{...}") {
       const io::study_table ot = out_table.table(name);
@@ -390,7 +398,7 @@ expression_model expression_model::from_study(const io::study_table& t) {
       if (out_table.value_text(field) == "{...}") {
         const io::study_table ot = out_table.table(field);
         const std::string_view what = e.what();
-        const bool about_units = what.starts_with("units = ") || what.find("declared units") != what.npos;
+        const bool about_units = what.find("declared units") != what.npos;
         if (about_units && ot.has("units")) ot.fail("units", e.what());
         ot.fail("formula", e.what());
       }
