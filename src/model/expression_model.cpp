@@ -67,10 +67,6 @@ std::string unit_text(u::dimension d) {
   return s.empty() ? "1" : s;
 }
 
-}  // namespace
-
-namespace {
-
 constexpr std::array<int u::dimension::*, 4> base_dims = {&u::dimension::length, &u::dimension::mass,
                                                           &u::dimension::duration, &u::dimension::angle};
 constexpr std::array<const char*, 4> base_names = {"length", "mass", "duration", "angle"};
@@ -254,7 +250,7 @@ expression_model::expression_model(std::vector<expression_input> inputs, std::ve
         throw parameter_error(
             out.name,
             fmt::format("formula \"{}\": its units are not consistent: it does not scale as a whole power of {} "
-                        "(doubling every {} input scales it by 2^{:.3g} at the nominal point). Terms of different "
+                        "(doubling every {} input scales it by 2^{:.6g} near the nominal point). Terms of different "
                         "units added or compared, a unit inside a function (exp, sqrt, ...), or a number with "
                         "units written in the formula (make it an input, e.g. C = \"100 N\")?",
                         out.formula, base_names[b], base_names[b], s.seen));
