@@ -20,7 +20,8 @@ using model_factory = std::function<model(const io::study_table& table)>;
 
 // Adds a factory; throws std::invalid_argument for an empty name or one already registered.
 void register_model(std::string name, model_factory factory);
-// The models contactuq ships ("impact", "pinslot", "receptacle_pin", "switch", "threaded_insertion")
+// The models contactuq ships ("expression", "impact", "pinslot", "receptacle_pin", "switch",
+// "threaded_insertion")
 // are registered on the registry's first use; this call only makes sure of it (kept for code
 // written when it was needed), and does nothing more when called again.
 void register_builtin_models();
