@@ -105,13 +105,19 @@ struct importance_result {
   double effective_sample_size = 0.0;  ///< (sum w)^2 / sum w^2 over the failed points' weights
 };
 // Importance sampling; with no centres, plain Monte Carlo (weights 1), interval by Wilson.
+// Weights w = phi(u) / q(u), estimate mean(I w), cov = se / estimate from the sample variance
+// of I w, interval estimate -/+ 1.96 se with the low end clamped at 0 ("normal(se), low clamped
+// at 0"). No failure observed: estimate 0 with cov = inf, never a CoV of 0; plain Monte Carlo
+// then gives Wilson's upper limit, importance sampling ci_high = NaN. A non-finite g leaves the
+// sample (the mean is over the points that gave a value) and is counted in failed_calls.
+// Parameter errors: samples, block in [1, 1e8], centres of `dimension` finite coordinates.
 importance_result run_importance(const limit_state& g, std::size_t dimension, const importance_options& options);
 
 struct subset_options {
   std::size_t samples_per_level = 2000;  ///< N, in [100, 1e8]; N p0 must be an integer
   double p0 = 0.1;                       ///< level probability, in [0.01, 0.5]
   int max_levels = 30;                   ///< in [1, 100]; reaching it is reported, not hidden
-  double proposal_scale = 1.0;           ///< pCN / component-wise proposal spread, in (0, 10]
+  double proposal_scale = 1.0;           ///< initial lambda of the aCS proposal (below), in (0, 10]
   std::size_t replicates = 1;            ///< independent runs, in [1, 10000]
   std::uint64_t seed = 1;                ///< stream (seed, reliability_subset, replicate)
   bool keep_samples = false;             ///< store every level's samples
@@ -136,6 +142,19 @@ struct subset_result {
   probability_estimate probability;  ///< one run: that run's; several: from the replicates' spread
   std::vector<subset_run> runs;
 };
+// Level 0: N standard normal points in one call of g. Level i: b_i = the p0-quantile of the
+// level's g; the samples with g <= b_i seed as many chains, grown to N samples by adaptive
+// conditional sampling (Papaioannou et al. 2015): u'_k = rho_k u_k + sigma_k z_k with
+// sigma_k = min(1, lambda s_k), s_k the seeds' sd, lambda adapted after each step toward 44 %
+// acceptance and carried to the next level; one call of g per step with one row per chain;
+// accepted iff g(u') <= b_i, a non-finite g(u') is a rejection. Level 0 points with a
+// non-finite g are left out of the level. Once b <= 0: b = 0 and p = #(g <= 0) / N_i.
+// Pf = prod p_i, cov^2 = sum delta_i^2 (levels taken as uncorrelated, Au & Beck's estimate),
+// interval lognormal(cov); gamma_i clamped at >= 0. reached_failure = false (max_levels used, or
+// a g with ties that cannot go below the last threshold): estimate and cov NaN, ci_low 0,
+// ci_high an upper bound of Pf (the partial product's upper 97.5 % limit), interval "upper
+// bound: ...". Several replicates: mean of the runs, cov = sd / (mean sqrt(R)), lognormal
+// interval with Student's t_{R-1} for 1.96; any run without failure makes the whole an upper bound.
 subset_result run_subset(const limit_state& g, std::size_t dimension, const subset_options& options);
 
 }  // namespace contactuq::uq
