@@ -50,6 +50,7 @@ bench: build
 	bash bench/run_qmc.sh
 	bash bench/run_scaling.sh
 	bash bench/run_threaded.sh
+	bash bench/run_reliability_coverage.sh
 
 clean:
 	rm -rf build out
