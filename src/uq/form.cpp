@@ -30,7 +30,9 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 const boost::math::normal standard_normal;
 
 // Phi(-beta), accurate in the far tail.
-double upper_tail(double beta) { return boost::math::cdf(boost::math::complement(standard_normal, beta)); }
+double upper_tail(double beta) {
+  return boost::math::cdf(boost::math::complement(standard_normal, beta));
+}
 double density(double beta) { return boost::math::pdf(standard_normal, beta); }
 
 // Armijo: accept a step length lambda when m(u + lambda d) <= m(u) + armijo * lambda * m'(u; d).
@@ -47,8 +49,9 @@ class counted_state {
   Eigen::VectorXd operator()(const Eigen::MatrixXd& u) {
     Eigen::VectorXd v = g_(u);
     if (v.size() != u.rows())
-      throw parameter_error("limit_state", fmt::format("the limit state returned {} values for {} points",
-                                                       v.size(), u.rows()));
+      throw parameter_error(
+          "limit_state",
+          fmt::format("the limit state returned {} values for {} points", v.size(), u.rows()));
     calls_ += static_cast<std::size_t>(u.rows());
     for (double x : v)
       if (!std::isfinite(x)) ++failed_;
@@ -138,9 +141,7 @@ struct start_run {
   std::size_t calls = 0, failed = 0;
 };
 
-void record(start_run& run, const point_value& p) {
-  run.history.push_back({p.u, p.g, p.u.norm()});
-}
+void record(start_run& run, const point_value& p) { run.history.push_back({p.u, p.g, p.u.norm()}); }
 
 // NLopt SLSQP: minimise |u|^2 / 2 subject to g(u) = 0, g's gradient by forward differences.
 struct slsqp_state {
@@ -184,9 +185,24 @@ double slsqp_constraint(unsigned n, const double* x, double* grad, void* data) {
   }
 }
 
+std::string nlopt_outcome(nlopt::result r) {
+  switch (r) {
+    case nlopt::SUCCESS:
+      return "succeeded";
+    case nlopt::FTOL_REACHED:
+      return "reached ftol";
+    case nlopt::XTOL_REACHED:
+      return "reached xtol";
+    case nlopt::MAXEVAL_REACHED:
+      return "ran out of evaluations";
+    default:
+      return fmt::format("ended with NLopt code {}", static_cast<int>(r));
+  }
+}
+
 // The fallback from `from`; on return run.at is the verified end point.
-void run_slsqp(counted_state& g, const Eigen::VectorXd& from, double g_scale,
-               const form_options& o, start_run& run) {
+void run_slsqp(counted_state& g, const Eigen::VectorXd& from, double g_scale, const form_options& o,
+               start_run& run) {
   const auto n = static_cast<unsigned>(from.size());
   nlopt::opt opt(nlopt::LD_SLSQP, n);
   slsqp_state s;
@@ -202,8 +218,7 @@ void run_slsqp(counted_state& g, const Eigen::VectorXd& from, double g_scale,
   double f = 0.0;
   std::string outcome;
   try {
-    const nlopt::result r = opt.optimize(x, f);
-    outcome = fmt::format("NLopt code {}", static_cast<int>(r));
+    outcome = nlopt_outcome(opt.optimize(x, f));
   } catch (const nlopt::forced_stop&) {
     outcome = s.not_finite ? "stopped at a non-finite g" : "stopped";
   } catch (const nlopt::roundoff_limited&) {
@@ -214,20 +229,23 @@ void run_slsqp(counted_state& g, const Eigen::VectorXd& from, double g_scale,
   if (s.error) std::rethrow_exception(s.error);
   run.search = "slsqp";
   const Eigen::Map<const Eigen::VectorXd> end(x.data(), n);
-  const point_value p = s.cached.ok && s.cached.u == end ? s.cached
-                                                           : evaluate_with_gradient(g, end, o.difference_step);
+  const point_value p = s.cached.ok && s.cached.u == end
+                            ? s.cached
+                            : evaluate_with_gradient(g, end, o.difference_step);
   if (!(s.cached.ok && s.cached.u == end)) record(run, p);
   run.at = p;
   if (!p.ok) {
-    run.message += fmt::format("; SLSQP fallback {} after {} evaluations, g not finite at its end point",
-                               outcome, opt.get_numevals());
+    run.message +=
+        fmt::format("; SLSQP fallback {} after {} evaluations, g not finite at its end point",
+                    outcome, opt.get_numevals());
     return;
   }
   const optimality opt_end = check(p, g_scale);
   run.converged = opt_end.met(o.tolerance);
   if (!run.converged)
     run.message += fmt::format(
-        "; SLSQP fallback {} after {} evaluations: |g| = {:.3g} (|g(0)| = {:.3g}), 1 - |cos(u, grad)| = {:.3g}, "
+        "; SLSQP fallback {} after {} evaluations: |g| = {:.3g} (|g(0)| = {:.3g}), 1 - |cos(u, "
+        "grad)| = {:.3g}, "
         "|u| = {:.6g}",
         outcome, opt.get_numevals(), std::abs(p.g), g_scale, opt_end.direction, p.u.norm());
 }
@@ -288,7 +306,8 @@ void run_ihlrf(counted_state& g, point_value start, double g_scale, const form_o
       tried += count;
     }
     if (!accepted_g) {
-      stop = fmt::format("line search found no decrease down to step 2^-{} after {} iterations", max_halvings, k);
+      stop = fmt::format("line search found no decrease down to step 2^-{} after {} iterations",
+                         max_halvings, k);
       break;
     }
     point_value next = evaluate_with_gradient(g, p.u + lambda * d, o.difference_step, accepted_g);
@@ -302,8 +321,8 @@ void run_ihlrf(counted_state& g, point_value start, double g_scale, const form_o
   }
   run.at = p;
   if (!run.converged)
-    run.message = fmt::format("iHL-RF stopped ({}): |g| = {:.3g} (|g(0)| = {:.3g}), |u| = {:.6g}", stop,
-                              std::abs(p.g), g_scale, p.u.norm());
+    run.message = fmt::format("iHL-RF stopped ({}): |g| = {:.3g} (|g(0)| = {:.3g}), |u| = {:.6g}",
+                              stop, std::abs(p.g), g_scale, p.u.norm());
 }
 
 // The result of one converged or failed start.
@@ -368,8 +387,8 @@ sorm_values sorm_formulas(double beta, const Eigen::VectorXd& kappa) {
   if (hr_ok) s.hohenbichler = tail * p_psi;
   // Tvedt (1990), three terms:
   //   A1 = Phi(-beta) prod (1 + beta kappa_i)^-1/2
-  //   A2 = (beta Phi(-beta) - phi(beta)) [prod (1 + beta kappa_i)^-1/2 - prod (1 + (beta + 1) kappa_i)^-1/2]
-  //   A3 = (beta + 1) (beta Phi(-beta) - phi(beta))
+  //   A2 = (beta Phi(-beta) - phi(beta)) [prod (1 + beta kappa_i)^-1/2 - prod (1 + (beta + 1)
+  //   kappa_i)^-1/2] A3 = (beta + 1) (beta Phi(-beta) - phi(beta))
   //        [prod (1 + beta kappa_i)^-1/2 - Re prod (1 + (beta + i) kappa_i)^-1/2]
   if (tvedt_ok) {
     const double q = beta * tail - phi;
@@ -386,7 +405,8 @@ sorm_values sorm_formulas(double beta, const Eigen::VectorXd& kappa) {
 double reliability_index(double probability) {
   if (std::isnan(probability)) return nan;
   if (probability < 0.0 || probability > 1.0)
-    throw parameter_error("probability", fmt::format("probability = {}: must be in [0, 1]", probability));
+    throw parameter_error("probability",
+                          fmt::format("probability = {}: must be in [0, 1]", probability));
   if (probability == 0.0) return inf;
   if (probability == 1.0) return -inf;
   // -Phi^-1(p) = Phi^-1(1 - p), taken through the complement so small p keeps its digits.
@@ -395,13 +415,16 @@ double reliability_index(double probability) {
 
 void form_options::validate() const {
   if (max_iterations < 1 || max_iterations > 10000)
-    throw parameter_error("max_iterations",
-                          fmt::format("max_iterations = {}: must be in [1, 10000]", max_iterations));
+    throw parameter_error(
+        "max_iterations",
+        fmt::format("max_iterations = {}: must be in [1, 10000]", max_iterations));
   if (!(tolerance >= 1e-14 && tolerance <= 0.1))
-    throw parameter_error("tolerance", fmt::format("tolerance = {}: must be in [1e-14, 0.1]", tolerance));
+    throw parameter_error("tolerance",
+                          fmt::format("tolerance = {}: must be in [1e-14, 0.1]", tolerance));
   if (!(difference_step >= 1e-10 && difference_step <= 1.0))
-    throw parameter_error("difference_step",
-                          fmt::format("difference_step = {}: must be in [1e-10, 1]", difference_step));
+    throw parameter_error(
+        "difference_step",
+        fmt::format("difference_step = {}: must be in [1e-10, 1]", difference_step));
   if (starts < 1 || starts > 1000)
     throw parameter_error("starts", fmt::format("starts = {}: must be in [1, 1000]", starts));
 }
@@ -422,8 +445,10 @@ form_search run_form(const limit_state& g, std::size_t dimension, const form_opt
     if (s > 0) {
       // A random direction, at the distance of start 0's design point (at least 1), so the
       // starts spread over the sphere where other design points are likely.
-      engine e = make_engine(options.seed, stream_purpose::reliability_form_start, static_cast<std::uint64_t>(s));
-      for (Eigen::Index i = 0; i < d; ++i) u0(i) = boost::math::quantile(standard_normal, open_uniform(e));
+      engine e = make_engine(options.seed, stream_purpose::reliability_form_start,
+                             static_cast<std::uint64_t>(s));
+      for (Eigen::Index i = 0; i < d; ++i)
+        u0(i) = boost::math::quantile(standard_normal, open_uniform(e));
       const double radius = runs[0].converged ? std::max(1.0, runs[0].at.u.norm()) : 1.0;
       const double n = u0.norm();
       if (n > 0.0) u0 *= radius / n;
@@ -435,15 +460,16 @@ form_search run_form(const limit_state& g, std::size_t dimension, const form_opt
       g_origin = p.g;
       const double gn = p.gradient.norm();
       g_scale = std::isfinite(g_origin) && g_origin != 0.0 ? std::abs(g_origin)
-                : std::isfinite(gn) && gn > 0.0           ? gn
-                                                          : 1.0;
+                : std::isfinite(gn) && gn > 0.0            ? gn
+                                                           : 1.0;
     }
     if (!p.ok) {
       record(run, p);
       run.at = p;
       run.search = "ihlrf";
-      run.message = std::isfinite(p.g) ? "g not finite at a gradient stencil point of the start point"
-                                       : "g not finite at the start point";
+      run.message = std::isfinite(p.g)
+                        ? "g not finite at a gradient stencil point of the start point"
+                        : "g not finite at the start point";
     } else {
       run_ihlrf(counted, p, g_scale, options, run);
       if (!run.converged && run.at.ok) run_slsqp(counted, run.at.u, g_scale, options, run);
@@ -465,7 +491,8 @@ form_search run_form(const limit_state& g, std::size_t dimension, const form_opt
   if (order.empty()) {
     out.best = to_result(runs[0], g_origin, dimension);
     std::string why = fmt::format("FORM did not converge: start 0: {}", runs[0].message);
-    if (runs.size() > 1) why += fmt::format(" (and the other {} starts did not converge either)", runs.size() - 1);
+    if (runs.size() > 1)
+      why += fmt::format(" (and the other {} starts did not converge either)", runs.size() - 1);
     out.best.message = why;
   } else {
     out.best = to_result(runs[order[0]], g_origin, dimension);
@@ -504,7 +531,8 @@ sorm_result run_sorm(const limit_state& g, const form_result& form, const form_o
   // Central differences, steps s_i = 10 difference_step max(1, |u_i|), all points in one batch:
   //   u;  u +- s_i e_i;  u +- s_i e_i +- s_j e_j (i < j)
   //   H_ii = (g(u + s_i e_i) - 2 g(u) + g(u - s_i e_i)) / s_i^2
-  //   H_ij = (g(++) - g(+-) - g(-+) + g(--)) / (4 s_i s_j),  grad_i = (g(u + s_i e_i) - g(u - s_i e_i)) / 2 s_i
+  //   H_ij = (g(++) - g(+-) - g(-+) + g(--)) / (4 s_i s_j),  grad_i = (g(u + s_i e_i) - g(u - s_i
+  //   e_i)) / 2 s_i
   Eigen::VectorXd s(d);
   for (Eigen::Index i = 0; i < d; ++i) {
     const double step = 10.0 * options.difference_step * std::max(1.0, std::abs(u(i)));
@@ -529,8 +557,8 @@ sorm_result run_sorm(const limit_state& g, const form_result& form, const form_o
   r.probability.model_calls = counted.calls();
   r.probability.failed_calls = counted.failed();
   if (!v.allFinite()) {
-    r.probability.interval =
-        fmt::format("none (SORM: g not finite at {} of the {} Hessian points)", counted.failed(), rows);
+    r.probability.interval = fmt::format("none (SORM: g not finite at {} of the {} Hessian points)",
+                                         counted.failed(), rows);
     return r;
   }
   Eigen::MatrixXd hessian(d, d);
@@ -563,7 +591,8 @@ sorm_result run_sorm(const limit_state& g, const form_result& form, const form_o
     const Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(d, d);
     const Eigen::MatrixXd p = q.rightCols(d - 1);  // orthogonal to q.col(0) = +-alpha
     const Eigen::MatrixXd k = p.transpose() * hessian * p / gn;
-    r.curvatures = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(0.5 * (k + k.transpose())).eigenvalues();
+    r.curvatures =
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(0.5 * (k + k.transpose())).eigenvalues();
   } else {
     r.curvatures.resize(0);
   }

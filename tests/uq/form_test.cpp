@@ -16,7 +16,9 @@ using Catch::Matchers::Contains;
 namespace {
 
 const boost::math::normal standard_normal;
-double upper_tail(double beta) { return boost::math::cdf(boost::math::complement(standard_normal, beta)); }
+double upper_tail(double beta) {
+  return boost::math::cdf(boost::math::complement(standard_normal, beta));
+}
 
 // A limit state from a function of one point, evaluated row by row.
 template <class F>
@@ -29,8 +31,8 @@ limit_state by_rows(F f) {
 }
 
 // The paraboloid g = beta0 - u_d + (kappa / 2) sum_{i<d} u_i^2: design point beta0 e_d, every
-// main curvature kappa, and the exact Pf = P(u_d > beta0 + kappa/2 X) = E[Phi(-(beta0 + kappa/2 X))]
-// with X ~ chi2(d - 1), by adaptive Gauss-Kronrod quadrature over [0, inf).
+// main curvature kappa, and the exact Pf = P(u_d > beta0 + kappa/2 X) = E[Phi(-(beta0 + kappa/2
+// X))] with X ~ chi2(d - 1), by adaptive Gauss-Kronrod quadrature over [0, inf).
 limit_state paraboloid(std::size_t d, double beta0, double kappa) {
   return by_rows([=](const Eigen::VectorXd& u) {
     return beta0 - u(static_cast<Eigen::Index>(d) - 1) +
@@ -40,7 +42,9 @@ limit_state paraboloid(std::size_t d, double beta0, double kappa) {
 
 double paraboloid_exact(std::size_t d, double beta0, double kappa) {
   const boost::math::chi_squared chi2(static_cast<double>(d - 1));
-  const auto f = [&](double x) { return boost::math::pdf(chi2, x) * upper_tail(beta0 + 0.5 * kappa * x); };
+  const auto f = [&](double x) {
+    return boost::math::pdf(chi2, x) * upper_tail(beta0 + 0.5 * kappa * x);
+  };
   return boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
       f, 0.0, std::numeric_limits<double>::infinity(), 15, 1e-13);
 }
@@ -49,7 +53,8 @@ double paraboloid_exact(std::size_t d, double beta0, double kappa) {
 
 TEST_CASE("FORM on a linear limit state in 10 dimensions: beta = 5 in one HL-RF step", "[form]") {
   const std::size_t d = 10;
-  const limit_state g = by_rows([](const Eigen::VectorXd& u) { return 5.0 * std::sqrt(10.0) - u.sum(); });
+  const limit_state g =
+      by_rows([](const Eigen::VectorXd& u) { return 5.0 * std::sqrt(10.0) - u.sum(); });
   const form_search search = run_form(g, d, {});
   const form_result& r = search.best;
   REQUIRE(r.converged);
@@ -77,14 +82,16 @@ TEST_CASE("FORM on a linear limit state in 10 dimensions: beta = 5 in one HL-RF 
 
 TEST_CASE("FORM on linear limit states: beta = 6 in 2-D and R - S with beta = sqrt(5)", "[form]") {
   SECTION("beta = 6") {
-    const limit_state g = by_rows([](const Eigen::VectorXd& u) { return 6.0 * std::sqrt(2.0) - u(0) - u(1); });
+    const limit_state g =
+        by_rows([](const Eigen::VectorXd& u) { return 6.0 * std::sqrt(2.0) - u(0) - u(1); });
     const form_result r = run_form(g, 2, {}).best;
     REQUIRE(r.converged);
     CHECK(r.beta == Approx(6.0).margin(1e-6));
     CHECK(r.probability.estimate == Approx(9.866e-10).epsilon(1e-4));
   }
   SECTION("R ~ N(200, 20), S ~ N(150, 10)") {
-    const limit_state g = by_rows([](const Eigen::VectorXd& u) { return (200.0 + 20.0 * u(0)) - (150.0 + 10.0 * u(1)); });
+    const limit_state g = by_rows(
+        [](const Eigen::VectorXd& u) { return (200.0 + 20.0 * u(0)) - (150.0 + 10.0 * u(1)); });
     const form_result r = run_form(g, 2, {}).best;
     REQUIRE(r.converged);
     CHECK(r.beta == Approx(std::sqrt(5.0)).margin(1e-8));
@@ -95,8 +102,9 @@ TEST_CASE("FORM on linear limit states: beta = 6 in 2-D and R - S with beta = sq
   }
 }
 
-TEST_CASE("FORM and SORM on a paraboloid: curvatures, Breitung's closed form, Tvedt near the exact Pf",
-          "[form][sorm]") {
+TEST_CASE(
+    "FORM and SORM on a paraboloid: curvatures, Breitung's closed form, Tvedt near the exact Pf",
+    "[form][sorm]") {
   const double kappa = GENERATE(0.1, -0.1, 0.2, -0.2);
   const std::size_t d = 3;
   const double beta0 = 3.0;
@@ -115,9 +123,11 @@ TEST_CASE("FORM and SORM on a paraboloid: curvatures, Breitung's closed form, Tv
   const double breitung = tail * std::pow(1.0 + beta0 * kappa, -0.5 * (d - 1.0));
   CHECK(s.breitung == Approx(breitung).epsilon(1e-6));
   const double psi = phi / tail;
-  CHECK(s.hohenbichler == Approx(tail * std::pow(1.0 + psi * kappa, -0.5 * (d - 1.0))).epsilon(1e-6));
+  CHECK(s.hohenbichler ==
+        Approx(tail * std::pow(1.0 + psi * kappa, -0.5 * (d - 1.0))).epsilon(1e-6));
   // Tvedt (1990) for two equal curvatures: the products are plain powers.
-  const double q = beta0 * tail - phi, p1 = 1.0 / (1.0 + beta0 * kappa), p2 = 1.0 / (1.0 + (beta0 + 1.0) * kappa);
+  const double q = beta0 * tail - phi, p1 = 1.0 / (1.0 + beta0 * kappa),
+               p2 = 1.0 / (1.0 + (beta0 + 1.0) * kappa);
   const double pc = std::real(1.0 / (1.0 + std::complex<double>(beta0, 1.0) * kappa));
   CHECK(s.tvedt == Approx(tail * p1 + q * (p1 - p2) + (beta0 + 1.0) * q * (p1 - pc)).epsilon(1e-6));
   CHECK(s.probability.estimate == s.tvedt);
@@ -176,7 +186,8 @@ TEST_CASE("SORM formulas that are undefined give NaN and fall back in order", "[
   }
 }
 
-TEST_CASE("FORM multistart on the four-branch series system finds several design points", "[form]") {
+TEST_CASE("FORM multistart on the four-branch series system finds several design points",
+          "[form]") {
   const double k = 7.0, r2 = std::sqrt(2.0);
   const limit_state g = by_rows([=](const Eigen::VectorXd& x) {
     const double a = x(0) - x(1), b = (x(0) + x(1)) / r2;
@@ -188,7 +199,8 @@ TEST_CASE("FORM multistart on the four-branch series system finds several design
   CHECK(std::abs(search.best.beta) == Approx(3.0).margin(1e-6));
   // The design points: +-3 (1, 1)/sqrt2 (branches 1, 2) and +-3.5 (1, -1)/sqrt2 (branches 3, 4).
   const auto known = [&](const Eigen::VectorXd& u) {
-    const double beta = u.norm(), sum = std::abs(u(0) + u(1)) / r2, diff = std::abs(u(0) - u(1)) / r2;
+    const double beta = u.norm(), sum = std::abs(u(0) + u(1)) / r2,
+                 diff = std::abs(u(0) - u(1)) / r2;
     return (std::abs(beta - 3.0) < 1e-5 && std::abs(sum - 3.0) < 1e-5) ||
            (std::abs(beta - 3.5) < 1e-5 && std::abs(diff - 3.5) < 1e-5);
   };
@@ -218,7 +230,8 @@ TEST_CASE("FORM that cannot converge says so, with a NaN estimate and no throw",
     CHECK(r.probability.model_calls > 0);
   }
   SECTION("g is NaN everywhere") {
-    const limit_state g = by_rows([](const Eigen::VectorXd&) { return std::numeric_limits<double>::quiet_NaN(); });
+    const limit_state g =
+        by_rows([](const Eigen::VectorXd&) { return std::numeric_limits<double>::quiet_NaN(); });
     const form_result r = run_form(g, 3, {.starts = 3}).best;
     CHECK_FALSE(r.converged);
     CHECK(std::isnan(r.probability.estimate));
@@ -232,7 +245,8 @@ TEST_CASE("FORM treats a non-finite g in the line search as a rejected step", "[
   // g = 2 - u1 - u1^2 / 4 fails at u1 = 2 (sqrt 3 - 1) = 1.4641; HL-RF's first full step goes to
   // u1 = 2, where g is NaN, and is halved.
   const limit_state g = by_rows([](const Eigen::VectorXd& u) {
-    return u(0) > 1.8 ? std::numeric_limits<double>::quiet_NaN() : 2.0 - u(0) - 0.25 * u(0) * u(0) + 0.0 * u(1);
+    return u(0) > 1.8 ? std::numeric_limits<double>::quiet_NaN()
+                      : 2.0 - u(0) - 0.25 * u(0) * u(0) + 0.0 * u(1);
   });
   const form_result r = run_form(g, 2, {}).best;
   REQUIRE(r.converged);
@@ -267,7 +281,8 @@ TEST_CASE("FORM falls back to SLSQP when iHL-RF runs out of iterations", "[form]
 }
 
 TEST_CASE("reliability_index inverts Phi(-beta)", "[form]") {
-  for (double beta : {-3.0, -0.5, 0.0, 1.0, 5.0, 8.0}) CHECK(reliability_index(upper_tail(beta)) == Approx(beta).margin(1e-10));
+  for (double beta : {-3.0, -0.5, 0.0, 1.0, 5.0, 8.0})
+    CHECK(reliability_index(upper_tail(beta)) == Approx(beta).margin(1e-10));
   CHECK(reliability_index(2.8665e-7) == Approx(5.0).margin(1e-4));
   CHECK(reliability_index(0.0) == std::numeric_limits<double>::infinity());
   CHECK(reliability_index(1.0) == -std::numeric_limits<double>::infinity());
