@@ -51,6 +51,7 @@ bench: build
 	bash bench/run_scaling.sh
 	bash bench/run_threaded.sh
 	bash bench/run_reliability_coverage.sh
+	bash bench/run_mechanism_reliability.sh
 
 clean:
 	rm -rf build out

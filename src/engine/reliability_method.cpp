@@ -38,6 +38,8 @@ namespace contactuq::engine::detail {
 namespace {
 
 constexpr std::string_view algorithm_names[] = {"form", "sorm", "importance", "subset", "monte_carlo"};
+constexpr std::string_view algorithm_titles[] = {"FORM", "SORM", "importance sampling around the design points",
+                                                 "subset simulation", "plain Monte Carlo"};
 
 // A [reliability] number that must lie in [low, high].
 double bounded_number(const io::study_table& t, std::string_view key, double fallback, double low, double high) {
@@ -76,11 +78,14 @@ void read_event(const io::study_document& doc, const io::study_table& t, reliabi
   r.limit = *limit;
   const auto at = std::find_if(outputs.begin(), outputs.end(), [&](const auto& o) { return o.name == name; });
   r.output = static_cast<std::size_t>(at - outputs.begin());
-  const std::string unit = r.study.model.outputs()[r.output].unit;
-  const auto u = unit.empty() ? std::string() : " " + unit;
-  if (std::isinf(r.limit.low)) r.event = fmt::format("{} > {:g}{}", name, r.limit.high, u);
-  else if (std::isinf(r.limit.high)) r.event = fmt::format("{} < {:g}{}", name, r.limit.low, u);
-  else r.event = fmt::format("{} outside [{:g}, {:g}]{}", name, r.limit.low, r.limit.high, u);
+  // The event in the study's [output] units, as summarize shows limits.
+  const io::display_units shown = output ? io::read_display_units(*output, outputs) : io::display_units{};
+  const units::dimension dim = outputs[r.output].dim;
+  const double factor = shown.factor(name, dim);
+  const std::string unit = shown.unit_for(name, dim), u = unit.empty() ? std::string() : " " + unit;
+  if (std::isinf(r.limit.low)) r.event = fmt::format("{} > {:.6g}{}", name, r.limit.high * factor, u);
+  else if (std::isinf(r.limit.high)) r.event = fmt::format("{} < {:.6g}{}", name, r.limit.low * factor, u);
+  else r.event = fmt::format("{} outside [{:.6g}, {:.6g}]{}", name, r.limit.low * factor, r.limit.high * factor, u);
 }
 
 void read_correlations(const io::study_table& t, reliability_study& r) {
@@ -304,6 +309,7 @@ run_result run_reliability(const io::study_document& doc, const run_options& o, 
 }  // namespace
 
 std::string_view to_string(reliability_algorithm a) { return algorithm_names[static_cast<std::size_t>(a)]; }
+std::string_view title_of(reliability_algorithm a) { return algorithm_titles[static_cast<std::size_t>(a)]; }
 
 method reliability_method() {
   return {.name = "reliability",

@@ -30,7 +30,8 @@ struct reliability_study {
   uq::subset_options subset;
 };
 
-std::string_view to_string(reliability_algorithm a);
+std::string_view to_string(reliability_algorithm a);  ///< its name in a study
+std::string_view title_of(reliability_algorithm a);   ///< in words, for reports
 
 struct reliability_outcome {
   uq::probability_estimate probability;  ///< what the algorithm reports

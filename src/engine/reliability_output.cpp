@@ -106,7 +106,7 @@ void write_subset(h5::group& g, const uq::subset_result& s) {
 
 std::string reliability_report(const reliability_study& r, const reliability_outcome& outcome, const to_inputs& x) {
   std::string to = fmt::format("model {}, reliability of the event {} by {} over {} aleatoric inputs\n",
-                               r.study.model.name(), r.event, to_string(r.algorithm), r.random.size());
+                               r.study.model.name(), r.event, title_of(r.algorithm), r.random.size());
   const uq::probability_estimate& p = outcome.probability;
   fmt::format_to(std::back_inserter(to), "\n  P(failure) = {}\n", estimate_text(p));
   if (p.estimate > 0 && p.estimate < 1)
