@@ -242,8 +242,8 @@ void print_subset(const reliability_file& r, const subset_part& s) {
   if (s.runs.empty()) return;
   const subset_run& run = s.runs.front();
   const running_product p = running(run);
-  const std::string unit = r.output_unit.unit.empty() ? "-" : r.output_unit.unit;
-  fmt::print("  levels{} (threshold b_i of the margin of {} in {}; the last level's is 0 once it reaches failure)\n",
+  const std::string unit = r.output_unit.unit.empty() ? "" : " in " + r.output_unit.unit;
+  fmt::print("  levels{} (threshold b_i of the margin of {}{}; the last level's is 0 once it reaches failure)\n",
              s.runs.size() > 1 ? " of replicate 0" : "", r.output, unit);
   fmt::print("  {:>5} {:>12} {:>9} {:>7} {:>8} {:>7} {:>7} {:>11} {:>23} {:>8}\n", "level", "threshold", "p_i", "N_i",
              "accepted", "gamma", "delta_i", "P to here", "95 % interval", "calls");
@@ -277,7 +277,10 @@ void print_text(const reliability_file& r) {
   fmt::print("  model calls: {} ({} failed)\n", r.model_calls, r.failed_calls);
   if (!r.note.empty()) fmt::print("  {}: {}\n", r.resolved ? "note" : "NOT RESOLVED", r.note);
   else if (!r.resolved) fmt::print("  NOT RESOLVED: the estimate is not a probability to report\n");
-  if (r.effective_sample_size)
+  // Plain Monte Carlo's weights are 1: its "effective sample size" counts the failed samples.
+  if (r.effective_sample_size && r.algorithm == "monte_carlo")
+    fmt::print("  samples in the failure domain: {:.0f}\n", *r.effective_sample_size);
+  else if (r.effective_sample_size)
     fmt::print("  importance sampling: effective sample size {:.4g}\n", *r.effective_sample_size);
   if (r.form) print_form(r, *r.form);
   if (r.sorm) print_sorm(*r.sorm);
