@@ -71,9 +71,12 @@ double number(const h5::node& n, std::string_view key) {
   return n.has_attribute(key) ? n.numeric_attribute<double>(key) : NAN;
 }
 std::size_t count(const h5::node& n, std::string_view key) {
-  return n.has_attribute(key) ? static_cast<std::size_t>(n.numeric_attribute<std::int64_t>(key)) : 0;
+  return n.has_attribute(key) ? static_cast<std::size_t>(n.numeric_attribute<std::int64_t>(key))
+                              : 0;
 }
-std::string text(const h5::node& n, std::string_view key) { return n.has_attribute(key) ? n.string_attribute(key) : ""; }
+std::string text(const h5::node& n, std::string_view key) {
+  return n.has_attribute(key) ? n.string_attribute(key) : "";
+}
 std::vector<double> doubles(const h5::group& g, std::string_view name) {
   return g.contains(name) ? g.open_dataset(name).read_doubles() : std::vector<double>{};
 }
@@ -99,7 +102,8 @@ reliability_file read_reliability(const std::string& file, bool si) {
   r.model = text(f, "model");
   r.title = text(f, "title");
   if (!f.contains("reliability"))
-    throw std::runtime_error(fmt::format("{}: a reliability file without its /reliability group", file));
+    throw std::runtime_error(
+        fmt::format("{}: a reliability file without its /reliability group", file));
   const h5::group g = f.open_group("reliability");
   r.algorithm = text(g, "algorithm");
   r.output = text(g, "output");
@@ -116,7 +120,8 @@ reliability_file read_reliability(const std::string& file, bool si) {
   r.resolved = !g.has_attribute("resolved") || g.numeric_attribute<std::int64_t>("resolved") != 0;
   r.seed = count(g, "seed");
   if (g.has_attribute("inputs")) r.inputs = g.strings_attribute("inputs");
-  if (g.has_attribute("effective_sample_size")) r.effective_sample_size = number(g, "effective_sample_size");
+  if (g.has_attribute("effective_sample_size"))
+    r.effective_sample_size = number(g, "effective_sample_size");
   if (g.contains("form")) {
     const h5::group fg = g.open_group("form");
     form_part p;
@@ -135,8 +140,8 @@ reliability_file read_reliability(const std::string& file, bool si) {
   }
   if (g.contains("sorm")) {
     const h5::group sg = g.open_group("sorm");
-    r.sorm = sorm_part{doubles(sg, "curvatures"), number(sg, "breitung"), number(sg, "hohenbichler"),
-                       number(sg, "tvedt")};
+    r.sorm = sorm_part{doubles(sg, "curvatures"), number(sg, "breitung"),
+                       number(sg, "hohenbichler"), number(sg, "tvedt")};
   }
   if (g.contains("subset")) {
     const h5::group sg = g.open_group("subset");
@@ -147,8 +152,9 @@ reliability_file read_reliability(const std::string& file, bool si) {
     p.run_cov = doubles(sg, "run_cov");
     for (std::size_t k = 0; sg.contains(fmt::format("run_{}", k)); ++k) {
       const h5::group lg = sg.open_group(fmt::format("run_{}", k));
-      p.runs.push_back({count(lg, "reached_failure") != 0, doubles(lg, "threshold"), doubles(lg, "probability"),
-                        doubles(lg, "samples"), doubles(lg, "acceptance"), doubles(lg, "gamma"), doubles(lg, "cov")});
+      p.runs.push_back({count(lg, "reached_failure") != 0, doubles(lg, "threshold"),
+                        doubles(lg, "probability"), doubles(lg, "samples"),
+                        doubles(lg, "acceptance"), doubles(lg, "gamma"), doubles(lg, "cov")});
     }
     r.subset = std::move(p);
   }
@@ -170,7 +176,8 @@ running_product running(const subset_run& run) {
   for (std::size_t i = 0; i < run.probability.size(); ++i) {
     p *= run.probability[i];
     variance += run.cov[i] * run.cov[i];
-    calls += i == 0 ? run.samples[0] : run.samples[i] - std::round(run.probability[i - 1] * run.samples[i - 1]);
+    calls += i == 0 ? run.samples[0]
+                    : run.samples[i] - std::round(run.probability[i - 1] * run.samples[i - 1]);
     const double s = std::sqrt(std::log1p(variance));
     out.probability.push_back(p);
     out.low.push_back(p * std::exp(-1.959963984540054 * s));
@@ -184,37 +191,48 @@ running_product running(const subset_run& run) {
 std::vector<std::size_t> by_importance(const form_part& f) {
   std::vector<std::size_t> order(f.alpha.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return std::abs(f.alpha[a]) > std::abs(f.alpha[b]); });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::abs(f.alpha[a]) > std::abs(f.alpha[b]);
+  });
   return order;
 }
 
-std::string probability_text(double p) { return std::isnan(p) ? std::string("none") : fmt::format("{:.4g}", p); }
+std::string probability_text(double p) {
+  return std::isnan(p) ? std::string("none") : fmt::format("{:.4g}", p);
+}
 
 void print_form(const reliability_file& r, const form_part& f) {
-  fmt::print("\nFORM ({}, {}, {} iterations): beta = {:.6g}, P = Phi(-beta) = {}; |g(u*)| = {:.3g}, g(0) = {:.4g}\n",
-             f.search.empty() ? "?" : f.search, f.converged ? "converged" : "not converged", f.iterations, f.beta,
-             f.converged ? probability_text(normal_tail(f.beta)) : "none", f.g_at_design, f.g_at_origin);
+  fmt::print(
+      "\nFORM ({}, {}, {} iterations): beta = {:.6g}, P = Phi(-beta) = {}; |g(u*)| = {:.3g}, g(0) "
+      "= {:.4g}\n",
+      f.search.empty() ? "?" : f.search, f.converged ? "converged" : "not converged", f.iterations,
+      f.beta, f.converged ? probability_text(normal_tail(f.beta)) : "none", f.g_at_design,
+      f.g_at_origin);
   if (!f.converged && !f.message.empty()) fmt::print("  {}\n", f.message);
-  if (f.other_design_points > 0) fmt::print("  {} other design point(s) found by other starts\n", f.other_design_points);
+  if (f.other_design_points > 0)
+    fmt::print("  {} other design point(s) found by other starts\n", f.other_design_points);
   if (f.alpha.size() != r.inputs.size() || f.u_star.size() != r.inputs.size()) return;
   std::size_t width = 8;
   for (const auto& name : r.inputs) width = std::max(width, name.size());
-  fmt::print("  design point and importance factors (alpha = -grad g / |grad g| in u-space; alpha > 0: a larger "
-             "value fails sooner)\n");
-  fmt::print("  {:<{}} {:>10} {:>13} {:<8} {:>8} {:>8}\n", "input", width, "u*", "x*", "unit", "alpha", "alpha^2");
+  fmt::print(
+      "  design point and importance factors (alpha = -grad g / |grad g| in u-space; alpha > 0: a "
+      "larger "
+      "value fails sooner)\n");
+  fmt::print("  {:<{}} {:>10} {:>13} {:<8} {:>8} {:>8}\n", "input", width, "u*", "x*", "unit",
+             "alpha", "alpha^2");
   for (const std::size_t i : by_importance(f)) {
     const shown& u = r.input_units[i];
     const std::string x = i < f.x_star.size() ? fmt::format("{:.6g}", f.x_star[i] * u.factor) : "-";
-    fmt::print("  {:<{}} {:>10.4g} {:>13} {:<8} {:>8.4f} {:>8.4f}\n", r.inputs[i], width, f.u_star[i], x,
-               u.unit.empty() ? "-" : u.unit, f.alpha[i], f.alpha[i] * f.alpha[i]);
+    fmt::print("  {:<{}} {:>10.4g} {:>13} {:<8} {:>8.4f} {:>8.4f}\n", r.inputs[i], width,
+               f.u_star[i], x, u.unit.empty() ? "-" : u.unit, f.alpha[i], f.alpha[i] * f.alpha[i]);
   }
 }
 
 void print_sorm(const sorm_part& s) {
   std::vector<std::string> k;
   for (const double c : s.curvatures) k.push_back(fmt::format("{:.4g}", c));
-  fmt::print("\nSORM (main curvatures at u*: {}): P(failure) by\n", k.empty() ? "none" : fmt::format("{}", fmt::join(k, ", ")));
+  fmt::print("\nSORM (main curvatures at u*: {}): P(failure) by\n",
+             k.empty() ? "none" : fmt::format("{}", fmt::join(k, ", ")));
   const auto line = [](std::string_view name, double p, std::string_view tag) {
     fmt::print("  {:<13} {:>11}   beta {:>8}{}\n", name, probability_text(p),
                p > 0 && p < 1 ? fmt::format("{:.5g}", uq::reliability_index(p)) : "-", tag);
@@ -225,8 +243,8 @@ void print_sorm(const sorm_part& s) {
 }
 
 void print_subset(const reliability_file& r, const subset_part& s) {
-  fmt::print("\nSubset simulation: {} samples per level, p0 = {:g}, {} replicate{}\n", s.samples_per_level, s.p0,
-             s.runs.size(), s.runs.size() == 1 ? "" : "s");
+  fmt::print("\nSubset simulation: {} samples per level, p0 = {:g}, {} replicate{}\n",
+             s.samples_per_level, s.p0, s.runs.size(), s.runs.size() == 1 ? "" : "s");
   if (s.runs.size() > 1) {
     std::size_t reached = 0;
     for (const auto& run : s.runs) reached += run.reached_failure ? 1 : 0;
@@ -235,7 +253,8 @@ void print_subset(const reliability_file& r, const subset_part& s) {
       if (std::isfinite(e)) finite.push_back(e);
     fmt::print("  {} of {} replicates reached the failure domain", reached, s.runs.size());
     if (!finite.empty())
-      fmt::print("; their estimates from {:.4g} to {:.4g}", *std::min_element(finite.begin(), finite.end()),
+      fmt::print("; their estimates from {:.4g} to {:.4g}",
+                 *std::min_element(finite.begin(), finite.end()),
                  *std::max_element(finite.begin(), finite.end()));
     fmt::print("\n");
   }
@@ -243,25 +262,32 @@ void print_subset(const reliability_file& r, const subset_part& s) {
   const subset_run& run = s.runs.front();
   const running_product p = running(run);
   const std::string unit = r.output_unit.unit.empty() ? "" : " in " + r.output_unit.unit;
-  fmt::print("  levels{} (threshold b_i of the margin of {}{}; the last level's is 0 once it reaches failure)\n",
-             s.runs.size() > 1 ? " of replicate 0" : "", r.output, unit);
-  fmt::print("  {:>5} {:>12} {:>9} {:>7} {:>8} {:>7} {:>7} {:>11} {:>23} {:>8}\n", "level", "threshold", "p_i", "N_i",
-             "accepted", "gamma", "delta_i", "P to here", "95 % interval", "calls");
+  fmt::print(
+      "  levels{} (threshold b_i of the margin of {}{}; the last level's is 0 once it reaches "
+      "failure)\n",
+      s.runs.size() > 1 ? " of replicate 0" : "", r.output, unit);
+  fmt::print("  {:>5} {:>12} {:>9} {:>7} {:>8} {:>7} {:>7} {:>11} {:>23} {:>8}\n", "level",
+             "threshold", "p_i", "N_i", "accepted", "gamma", "delta_i", "P to here",
+             "95 % interval", "calls");
   for (std::size_t i = 0; i < run.threshold.size(); ++i)
-    fmt::print("  {:>5} {:>12.5g} {:>9.4g} {:>7} {:>8.3f} {:>7.3f} {:>7.3f} {:>11.4g} {:>23} {:>8}\n", i,
-               run.threshold[i] * r.output_unit.factor, run.probability[i], run.samples[i], run.acceptance[i],
-               run.gamma[i], run.cov[i], p.probability[i], fmt::format("[{:.3g}, {:.3g}]", p.low[i], p.high[i]),
-               p.calls[i]);
-  if (!run.reached_failure) fmt::print("  this run stopped above the failure domain: its product is an upper bound\n");
+    fmt::print(
+        "  {:>5} {:>12.5g} {:>9.4g} {:>7} {:>8.3f} {:>7.3f} {:>7.3f} {:>11.4g} {:>23} {:>8}\n", i,
+        run.threshold[i] * r.output_unit.factor, run.probability[i], run.samples[i],
+        run.acceptance[i], run.gamma[i], run.cov[i], p.probability[i],
+        fmt::format("[{:.3g}, {:.3g}]", p.low[i], p.high[i]), p.calls[i]);
+  if (!run.reached_failure)
+    fmt::print("  this run stopped above the failure domain: its product is an upper bound\n");
 }
 
 void print_text(const reliability_file& r) {
-  fmt::print("{}: reliability{}, model {}\n", r.file, r.title.empty() ? "" : fmt::format(" \"{}\"", r.title), r.model);
-  fmt::print("  event {} (output {}) over {} aleatoric input{}: {}\n", r.event, r.output, r.inputs.size(),
-             r.inputs.size() == 1 ? "" : "s", fmt::join(r.inputs, ", "));
+  fmt::print("{}: reliability{}, model {}\n", r.file,
+             r.title.empty() ? "" : fmt::format(" \"{}\"", r.title), r.model);
+  fmt::print("  event {} (output {}) over {} aleatoric input{}: {}\n", r.event, r.output,
+             r.inputs.size(), r.inputs.size() == 1 ? "" : "s", fmt::join(r.inputs, ", "));
   fmt::print("  algorithm {}, seed {}\n", r.algorithm, r.seed);
   fmt::print("\n  P(failure) = ");
-  if (std::isnan(r.probability) && std::isfinite(r.ci_high) && r.interval.starts_with("upper bound"))
+  if (std::isnan(r.probability) && std::isfinite(r.ci_high) &&
+      r.interval.starts_with("upper bound"))
     fmt::print("none; at most {:.4g} ({})\n", r.ci_high, r.interval);
   else if (std::isnan(r.probability))
     fmt::print("none\n");
@@ -275,8 +301,10 @@ void print_text(const reliability_file& r) {
   }
   if (std::isfinite(r.beta)) fmt::print("  beta = -Phi^-1(P) = {:.5g}\n", r.beta);
   fmt::print("  model calls: {} ({} failed)\n", r.model_calls, r.failed_calls);
-  if (!r.note.empty()) fmt::print("  {}: {}\n", r.resolved ? "note" : "NOT RESOLVED", r.note);
-  else if (!r.resolved) fmt::print("  NOT RESOLVED: the estimate is not a probability to report\n");
+  if (!r.note.empty())
+    fmt::print("  {}: {}\n", r.resolved ? "note" : "NOT RESOLVED", r.note);
+  else if (!r.resolved)
+    fmt::print("  NOT RESOLVED: the estimate is not a probability to report\n");
   // Plain Monte Carlo's weights are 1: its "effective sample size" counts the failed samples.
   if (r.effective_sample_size && r.algorithm == "monte_carlo")
     fmt::print("  samples in the failure domain: {:.0f}\n", *r.effective_sample_size);
