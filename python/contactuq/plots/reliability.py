@@ -4,6 +4,8 @@ running product P with its interval against the model calls spent), FORM's impor
 alpha_i^2 signed by alpha_i, beside the probability each approximation (FORM, SORM's three
 formulas, importance sampling) gives; for plain Monte Carlo the estimate with its interval."""
 
+import textwrap
+
 import numpy as np
 
 from .. import load
@@ -18,8 +20,8 @@ def _title(r):
 
 
 def _estimate_text(r):
-    if not np.isfinite(r.probability):
-        if r.interval.startswith("upper bound") and np.isfinite(r.ci95[1]):
+    if not np.isfinite(r.probability) or (r.probability == 0 and np.isfinite(r.ci95[1])):
+        if np.isfinite(r.ci95[1]):
             return f"P <= {r.ci95[1]:.3g} (upper bound)"
         return "no estimate"
     return f"P = {r.probability:.3g} [{r.ci95[0]:.3g}, {r.ci95[1]:.3g}]"
@@ -89,7 +91,8 @@ def subset_figure(r, outdir, fmt):
     running_ax.set_ylabel("P(failure) up to the level [-]")
     running_ax.set_title(_estimate_text(r), fontsize=9)
     fig.suptitle(f"Subset simulation of {r.event}: {s['samples_per_level']} samples per level, "
-                 f"{len(runs)} replicate{'' if len(runs) == 1 else 's'}", fontsize=10)
+                 f"{len(runs)} replicate{'' if len(runs) == 1 else 's'}{'' if r.resolved else ' (not resolved)'}",
+                 fontsize=10)
     for ax in (threshold_ax, p_ax):  # below the axes, never over the levels
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
     legend_outside(running_ax, fontsize=7)
@@ -116,6 +119,12 @@ def _probability_axes(ax, rows):
     y = np.arange(len(rows))[::-1]
     for k, (name, p, low, high) in enumerate(rows):
         colour = COLOURS["limit"] if np.isfinite(low) else COLOURS["primary"]
+        if not (np.isfinite(p) and p > 0) and np.isfinite(high) and high > 0:
+            # No failure seen, or no level reached it: only an upper bound.
+            ax.plot([high], [y[k]], "<", color=colour, markersize=8)
+            ax.annotate(f"P < {high:.3g}", (high, y[k]), textcoords="offset points", xytext=(0, 7), ha="center",
+                        fontsize=7)
+            continue
         if not (np.isfinite(p) and p > 0):
             ax.text(0.5, y[k], "none", transform=ax.get_yaxis_transform(), va="center", ha="center", fontsize=8)
             continue
@@ -128,7 +137,7 @@ def _probability_axes(ax, rows):
     ax.set_yticklabels([row[0] for row in rows], fontsize=8)
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xscale("log")
-    finite = [v for row in rows for v in row[1:] if np.isfinite(v) and v > 0]
+    finite = [v for row in rows for v in row[1:] if np.isfinite(v) and v > 0]  # a bound's 0 is no end
     if finite:
         # At least a decade, so that the log axis has labelled ticks and the rows read apart.
         low, high = min(finite) / 3.0, min(1.0, max(finite) * 3.0)
@@ -182,11 +191,12 @@ def form_figure(r, outdir, fmt):
 def probability_figure(r, outdir, fmt):
     """The file's estimate with its interval (plain Monte Carlo, or any file without the
     figures above)."""
-    fig, ax = new_figure(width=6.4, height=2.4)
+    fig, ax = new_figure(width=6.4, height=2.6)
     _probability_axes(ax, [(r.algorithm.replace("_", " "), r.probability, *r.ci95)])
-    ax.set_title(f"{_title(r)}: {_estimate_text(r)}, {r.model_calls} model calls", fontsize=9)
-    if not r.resolved and r.note:
-        ax.text(0.01, -0.6, f"not resolved: {r.note}", transform=ax.transAxes, fontsize=7, wrap=True, va="top")
+    title = f"{_title(r)}: {_estimate_text(r)}, {r.model_calls} model calls"
+    if not r.resolved:
+        title += "\n" + textwrap.fill(f"not resolved: {r.note}" if r.note else "not resolved", 100)
+    ax.set_title(title, fontsize=8)
     return save(fig, outdir, f"{r.output}_probability", fmt)
 
 
