@@ -127,6 +127,24 @@ def test_subset_summary_covers_the_exact_value(files):
     assert run["model_calls"][-1] == loaded.model_calls
 
 
+def test_an_unresolved_result_says_so(tmp_path):
+    # One level of subset simulation cannot reach P ~ 0.013 with p0 = 0.1: an upper bound only.
+    study = tmp_path / "short.toml"
+    study.write_text(STUDY.format(options='algorithm = "subset"\nsamples = 200\nmax_levels = 1'))
+    out = tmp_path / "short.h5"
+    done = subprocess.run([CLI, "run", str(study), "-o", str(out), "-q"], capture_output=True)
+    assert done.returncode == 1  # no result to report
+    r = _summary(out)["reliability"]
+    assert r["resolved"] == 0 and "max_levels" in r["note"]
+    assert r["probability"]["estimate"] is None and r["probability"]["ci95"][0] == 0
+    assert r["probability"]["ci95"][1] >= EXACT  # a bound above the truth
+    text = subprocess.run([CLI, "summarize", str(out)], check=True, capture_output=True, text=True).stdout
+    assert "NOT RESOLVED" in text and "at most" in text
+    assert not contactuq.load(out).resolved
+    subprocess.run([CLI, "plot", str(out), "-o", str(tmp_path / "plots")], check=True, capture_output=True)
+    assert os.listdir(tmp_path / "plots") == ["g_subset.png"]
+
+
 def test_plot_writes_the_figures(files, tmp_path):
     for name, expected in (("form", ["g_form.png"]), ("sorm", ["g_form.png"]), ("subset", ["g_subset.png"])):
         outdir = tmp_path / name
