@@ -137,9 +137,9 @@ void read_options(const io::study_table& t, reliability_study& r) {
 }
 
 reliability_study read_reliability_study(const io::study_document& doc) {
-  reliability_study r;
-  r.study = study::read_ensemble_study(
-      doc, {.method_tables = {"reliability"}, .sampling = false, .study_kind = "a reliability study"});
+  reliability_study r{study::read_ensemble_study(
+                          doc, {.method_tables = {"reliability"}, .sampling = false, .study_kind = "a reliability study"}),
+                      {}, {}, 0, {}, {}, reliability_algorithm::form, {}, {}, {}};
   const io::study_table root = doc.root();
   if (r.study.cases.size() > 1)
     root.table("parameters").fail("a reliability study has one model: give epistemic parameters as fixed values, "

@@ -86,7 +86,7 @@ form_search run_form(const limit_state& g, std::size_t dimension, const form_opt
 struct sorm_result {
   Eigen::VectorXd curvatures;  ///< the d - 1 main curvatures at u*
   double breitung = 0.0, hohenbichler = 0.0, tvedt = 0.0;  ///< Pf by each formula
-  probability_estimate probability;                       ///< Tvedt's (Breitung's when Tvedt is undefined)
+  probability_estimate probability;  ///< Tvedt's, else Hohenbichler-Rackwitz's, else Breitung's (interval names it)
 };
 // Curvatures from a central-difference Hessian at form.u_star (step options.difference_step
 // * 10); model calls are counted in probability.model_calls (FORM's not included).
