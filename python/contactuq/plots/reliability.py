@@ -24,6 +24,8 @@ def _estimate_text(r):
         if np.isfinite(r.ci95[1]):
             return f"P <= {r.ci95[1]:.3g} (upper bound)"
         return "no estimate"
+    if r.ci95[0] == r.ci95[1]:  # an approximation (FORM, SORM): no sampling interval
+        return f"P = {r.probability:.3g}"
     return f"P = {r.probability:.3g} [{r.ci95[0]:.3g}, {r.ci95[1]:.3g}]"
 
 
