@@ -8,6 +8,8 @@
     ds = e.to_xarray()                        # xarray; units as variable attributes
     r = contactuq.load("out/impact_models.h5")  # any other method's file: a ResultFile
     r["restitution"], r.units["restitution"], r.attrs["laws"]
+    p = contactuq.load("out/r_minus_s.h5")      # a reliability file: a Reliability (a ResultFile)
+    p.probability, p.ci95, p.beta, p.form["importance_factors"], p.subset["runs"][0]["threshold"]
 
 The file layout is documented in docs/hdf5-schema.md; this module only reads it with h5py,
 so anything it does can be done by hand as well.
@@ -31,7 +33,7 @@ if not os.environ.get("CONTACTUQ_DATA") and os.path.isdir(_installed_data):
 
 from .api import Evaluation, Model, analyze, check, models, run, to_toml  # noqa: E402
 
-__all__ = ["Ensemble", "ResultFile", "load", "file_format", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN", "models",
+__all__ = ["Ensemble", "ResultFile", "Reliability", "load", "file_format", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN", "models",
            "Model", "Evaluation", "run", "check", "analyze", "to_toml"]
 
 #: Names of the codes in /status, indexed by code.
@@ -288,6 +290,142 @@ class ResultFile:
         return f"<contactuq.ResultFile {self.format} ({self.method}), {len(self.datasets)} datasets>"
 
 
+class Reliability(ResultFile):
+    """A reliability file (method "reliability", format "contactuq-reliability"): everything a
+    ResultFile has, and the /reliability group read into fields. Values are SI.
+
+    Attributes:
+        algorithm: "form", "sorm", "importance", "subset" or "monte_carlo".
+        output, output_unit: the limited output and its SI unit ("" where the file does not say).
+        event: the failure event, e.g. "g < 0 N".
+        inputs: names of the aleatoric inputs (the columns of u, x_star, alpha).
+        probability: P(failure), NaN where the algorithm gives none (see resolved, note).
+        ci95: (low, high), the algorithm's nominal 95 % interval; interval says how it was made
+            (for an upper bound: (0, bound)).
+        cov: coefficient of variation of the estimate (NaN for FORM and SORM).
+        beta: -Phi^-1(probability), NaN where there is no probability in (0, 1).
+        model_calls, failed_calls: evaluations of the model, and those that failed.
+        resolved: False when the estimate is not a probability to report; note says why (or
+            what limits the estimate when it is resolved).
+        seed: the study's seed.
+        effective_sample_size: of importance sampling, or None.
+        form: dict of /reliability/form or None: converged (bool), message, search, beta,
+            probability (Phi(-beta)), g_at_design, g_at_origin, other_design_points, and the
+            arrays u_star, x_star (SI), alpha, importance_factors (alpha^2), history_beta,
+            history_g.
+        sorm: dict of /reliability/sorm or None: curvatures, breitung, hohenbichler, tvedt.
+        subset: dict of /reliability/subset or None: samples_per_level, p0, replicates,
+            run_estimates, run_cov, and runs: one dict per replicate with reached_failure and the
+            per-level arrays threshold (of the margin, output_unit), probability (conditional
+            p_i), samples, acceptance, gamma, cov (delta_i), and running_probability,
+            running_low, running_high, model_calls (P up to each level with its lognormal 95 %
+            interval from sqrt(sum delta_i^2), and the model calls up to it).
+    """
+
+    GROUP = "reliability"
+
+    def __init__(self, base):
+        super().__init__(base.attrs, base.datasets, base.units, base.attributes, base.members, base.path)
+        a = self.attributes.get(self.GROUP)
+        if a is None:
+            raise ValueError(f"{self.path}: a reliability file without its /reliability group")
+        nan = float("nan")
+        self.algorithm = a.get("algorithm", "")
+        self.output = a.get("output", "")
+        self.event = a.get("event", "")
+        self.output_unit = a.get("output_unit", _event_unit(self.event))
+        self.inputs = list(np.atleast_1d(a.get("inputs", [])))
+        self.probability = float(a.get("probability", nan))
+        self.ci95 = (float(a.get("ci95_low", nan)), float(a.get("ci95_high", nan)))
+        self.cov = float(a.get("cov", nan))
+        self.interval = a.get("interval", "")
+        self.beta = float(a.get("beta", nan))
+        self.model_calls = int(a.get("model_calls", 0))
+        self.failed_calls = int(a.get("failed_calls", 0))
+        self.resolved = bool(a.get("resolved", 1))
+        self.note = a.get("note", "")
+        self.seed = int(a.get("seed", 0))
+        ess = a.get("effective_sample_size")
+        self.effective_sample_size = None if ess is None else float(ess)
+        self.form = self._form()
+        self.sorm = self._group("sorm", ("curvatures",), ("breitung", "hohenbichler", "tvedt"))
+        self.subset = self._subset()
+
+    def _group(self, name, arrays, attributes):
+        path = f"{self.GROUP}/{name}"
+        if path not in self.members:
+            return None
+        found = {k: v for k, v in self.attributes.get(path, {}).items()}
+        for k in attributes:
+            found.setdefault(k, float("nan"))
+        for k in arrays:
+            found[k] = np.atleast_1d(np.asarray(self.get(f"{path}/{k}", np.empty(0)), dtype=float))
+        return found
+
+    def _form(self):
+        f = self._group("form", ("u_star", "x_star", "alpha", "importance_factors", "history_beta", "history_g"),
+                        ("beta", "g_at_design", "g_at_origin"))
+        if f is None:
+            return None
+        f["converged"] = bool(f.get("converged", 0))
+        f["other_design_points"] = int(f.get("other_design_points", 0))
+        f["probability"] = _normal_tail(f["beta"]) if f["converged"] else float("nan")
+        return f
+
+    def _subset(self):
+        s = self._group("subset", ("run_estimates", "run_cov"), ("p0",))
+        if s is None:
+            return None
+        runs = []
+        k = 0
+        while f"{self.GROUP}/subset/run_{k}" in self.members:
+            path = f"{self.GROUP}/subset/run_{k}"
+            run = {"reached_failure": bool(self.attr(path, "reached_failure", 1))}
+            for key in ("threshold", "probability", "samples", "acceptance", "gamma", "cov"):
+                run[key] = np.atleast_1d(np.asarray(self.get(f"{path}/{key}", np.empty(0)), dtype=float))
+            run.update(_running_product(run))
+            runs.append(run)
+            k += 1
+        s["runs"] = runs
+        s["replicates"] = int(s.get("replicates", len(runs)))
+        s["samples_per_level"] = int(s.get("samples_per_level", 0))
+        return s
+
+    def __repr__(self):
+        return (f"<contactuq.Reliability {self.event} by {self.algorithm}: P = {self.probability:.4g} "
+                f"[{self.ci95[0]:.4g}, {self.ci95[1]:.4g}], {self.model_calls} model calls"
+                f"{'' if self.resolved else ', not resolved'}>")
+
+
+def _normal_tail(beta):
+    """Phi(-beta)."""
+    import math
+
+    return 0.5 * math.erfc(float(beta) / math.sqrt(2.0))
+
+
+def _event_unit(event):
+    """The unit at the end of an event text ("g < 0 N", "g > 1.5 mm", "g outside [0, 1] N")."""
+    import re
+
+    m = re.match(r"^\S+ (?:[<>] \S+|outside \[[^\]]*\])(?: (.+))?$", event)
+    return (m.group(1) or "") if m else ""
+
+
+def _running_product(run):
+    """P up to each level of a subset run (the product of its p_i), the lognormal 95 % interval
+    from sqrt(sum delta_i^2) as the run's own, and the model calls up to each level: N_0 on
+    level 0, then N_i less the p_{i-1} N_{i-1} seeds evaluated on the level before."""
+    p, cov, n = run["probability"], run["cov"], run["samples"]
+    product = np.cumprod(p)
+    s = np.sqrt(np.log1p(np.cumsum(cov * cov)))
+    z = 1.959963984540054
+    calls = n.copy()
+    calls[1:] = n[1:] - np.round(p[:-1] * n[:-1])
+    return {"running_probability": product, "running_low": product * np.exp(-z * s),
+            "running_high": product * np.exp(z * s), "model_calls": np.cumsum(calls)}
+
+
 def _value(v):
     if isinstance(v, (bytes, str)):
         return _text(v)
@@ -334,9 +472,9 @@ def file_format(path):
 
 def load(path, format=None, version=1):
     """Reads the result file at `path`: an ensemble (`sample`, `nested` studies) as an Ensemble
-    of its complete samples, any other contactuq file as a ResultFile. With `format` (e.g.
-    "contactuq-curve"), a file of another format or of a format_version other than `version`
-    is refused with ValueError before its data are read."""
+    of its complete samples, a reliability file as a Reliability, any other contactuq file as a
+    ResultFile. With `format` (e.g. "contactuq-curve"), a file of another format or of a
+    format_version other than `version` is refused with ValueError before its data are read."""
     with _open(path) as f:
         fmt = _format(f, path)
         if format is not None:
@@ -346,6 +484,8 @@ def load(path, format=None, version=1):
             if found != version:
                 raise ValueError(f"{path}: {format[len('contactuq-'):]} file format version {found}, "
                                  f"this reader knows {version}")
+        if fmt == "contactuq-reliability":
+            return Reliability(_load_other(f, path))
         if fmt != "contactuq-ensemble":
             return _load_other(f, path)
         rows = complete_rows(f)

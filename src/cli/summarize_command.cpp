@@ -13,6 +13,10 @@
 #include "contactuq/study/summary_report.hpp"
 
 namespace contactuq::cli {
+
+// summarize_reliability.cpp: a reliability file's estimate and what each algorithm found.
+void print_reliability_summary(const std::string& file, bool json, bool si);
+
 namespace {
 
 struct summarize_options {
@@ -284,7 +288,10 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
     if (format != "contactuq-ensemble") {
       if (!format.starts_with("contactuq-"))
         throw std::runtime_error(fmt::format("{}: not a file written by contactuq (format \"{}\")", o->file, format));
-      print_result_description(o->file, o->json);
+      if (format == "contactuq-reliability")
+        print_reliability_summary(o->file, o->json, o->report.si);
+      else
+        print_result_description(o->file, o->json);
       return;
     }
     study::summary_options options = o->report;
