@@ -137,6 +137,7 @@ void write_reliability_hdf5(const std::filesystem::path& file, const io::study_d
   g.set_attribute("algorithm", std::string(to_string(r.algorithm)));
   g.set_attribute("output", r.study.model.outputs()[r.output].name);
   g.set_attribute("event", r.event);
+  g.set_attribute("output_unit", r.study.model.outputs()[r.output].unit);  // of the limits and margins (SI)
   g.set_attribute("limit_low", r.limit.low);
   g.set_attribute("limit_high", r.limit.high);
   g.set_attribute("probability", p.estimate);
