@@ -358,3 +358,24 @@ TEST_CASE("switch: every sphere contact law of the registry closes the nominal d
         Approx(r.energy.drive_work).epsilon(1e-5));
   CHECK(r.energy.dissipated_contact >= -1e-5 * r.energy.drive_work);
 }
+
+TEST_CASE("switch: closure_margin is chatter's continuous margin over the whole over-travel range", "[switch]") {
+  // Reliability methods need a signed margin where the outcome is 0/1: a closed switch
+  // chattered exactly when its closure_margin is negative, from chattering over-travels
+  // (g0 = 3 mm) to comfortable ones, under every law.
+  const std::string name = GENERATE("cor", "kelvin_voigt", "brake", "etsion", "thornton");
+  int chattered = 0, held = 0;
+  for (int k = 0; k <= 8; ++k) {
+    switch_params p = nominal();
+    p.g0 = 3e-3 + 0.25e-3 * k;
+    const switch_result r = simulate_switch(p, six_laws(name));
+    INFO(name << " g0 = " << p.g0);
+    REQUIRE(r.ok());
+    if (std::isnan(r.closure_time)) continue;  // never closed: no margin (NaN), no chatter
+    CHECK(r.chatter == (r.closure_margin < 0));
+    (r.chatter ? chattered : held) += 1;
+  }
+  INFO(name);
+  CHECK(chattered > 0);
+  CHECK(held > 0);
+}
