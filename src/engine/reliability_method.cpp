@@ -289,6 +289,7 @@ run_result run_reliability(const io::study_document& doc, const run_options& o, 
   run_result result{.method_name = "reliability", .output = out, .planned = planned_calls(r),
                     .model = r.study.model.name()};
   if (o.check_only) return result;
+  io::make_parent_folder(out);
   std::optional<tbb::global_control> limit;
   if (o.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
   model_margin margin(r, t);

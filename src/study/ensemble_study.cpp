@@ -10,6 +10,7 @@
 
 #include "contactuq/model/registry.hpp"
 #include "contactuq/uq/random.hpp"
+#include "contactuq/uq/nataf.hpp"
 #include "contactuq/uq/rank_correlation.hpp"
 #include "contactuq/uq/sensitivity.hpp"
 
@@ -129,6 +130,22 @@ std::vector<epistemic_case> make_cases(const ensemble_study& study, const io::st
   }
 }
 
+// The Spearman correlation a [[sampling.correlation]] entry asks for: rho itself (kind =
+// "spearman"), or the rank correlation of the Gaussian copula that a Pearson or normal
+// correlation gives (uq/nataf.hpp), so a kind means the same here as in a reliability study.
+double rank_correlation_of(const io::study_table& c, const uq::distribution& a, const uq::distribution& b) {
+  const double rho = c.quantity("rho", u::dimensionless);
+  const std::string kind = c.choice("kind", {"spearman", "pearson", "normal"}, "spearman");
+  if (kind == "spearman") return rho;
+  if (!(std::abs(rho) < 1)) c.fail("rho", "must be in (-1, 1)");
+  try {
+    return uq::spearman_correlation_of(a, b, rho, kind == "pearson" ? uq::correlation_kind::pearson
+                                                                    : uq::correlation_kind::normal);
+  } catch (const parameter_error& e) {
+    c.fail(e.field() == "distribution" ? "kind" : "rho", e.what());
+  }
+}
+
 sampling_options read_sampling(const io::study_table& t, const std::vector<input_spec>& inputs,
                                const std::vector<std::size_t>& aleatoric) {
   t.allow_only({"design", "method", "samples", "seed", "stratum", "failures", "retries", "correlation", "sobol",
@@ -178,7 +195,7 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
   for (std::size_t j : aleatoric) names.push_back(inputs[j].name);
   std::set<std::pair<Eigen::Index, Eigen::Index>> seen;
   for (const io::study_table& c : t.tables("correlation")) {
-    c.allow_only({"between", "rho"});
+    c.allow_only({"between", "rho", "kind"});
     const auto between = c.strings("between");
     if (between.size() != 2 || between[0] == between[1])
       c.fail("between", "must name two different aleatoric parameters");
@@ -192,8 +209,9 @@ sampling_options read_sampling(const io::study_table& t, const std::vector<input
     }
     if (!seen.insert(std::minmax(ij[0], ij[1])).second)
       c.fail("between", "this pair is given a correlation twice");
-    const double rho = c.quantity("rho", u::dimensionless);
-    s.rank_correlation(ij[0], ij[1]) = s.rank_correlation(ij[1], ij[0]) = rho;
+    const double spearman = rank_correlation_of(c, *inputs[aleatoric[static_cast<std::size_t>(ij[0])]].distribution,
+                                                 *inputs[aleatoric[static_cast<std::size_t>(ij[1])]].distribution);
+    s.rank_correlation(ij[0], ij[1]) = s.rank_correlation(ij[1], ij[0]) = spearman;
   }
   try {
     uq::validate_rank_correlation(s.rank_correlation, d, names);

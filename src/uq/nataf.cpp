@@ -97,6 +97,20 @@ double normal_correlation_for_pearson(const distribution& a, const distribution&
   return 0.5 * (left + right);
 }
 
+double normal_correlation_of(const distribution& a, const distribution& b, double rho, correlation_kind kind) {
+  switch (kind) {
+    case correlation_kind::spearman: return 2.0 * std::sin(std::numbers::pi * rho / 6.0);
+    case correlation_kind::pearson: return normal_correlation_for_pearson(a, b, rho);
+    case correlation_kind::normal: return rho;
+  }
+  return rho;
+}
+
+double spearman_correlation_of(const distribution& a, const distribution& b, double rho, correlation_kind kind) {
+  if (kind == correlation_kind::spearman) return rho;
+  return 6.0 / std::numbers::pi * std::asin(normal_correlation_of(a, b, rho, kind) / 2.0);
+}
+
 nataf_transform::nataf_transform(std::vector<distribution> marginals, const std::vector<correlation_pair>& pairs,
                                  const std::vector<std::string>& names)
     : marginals_(std::move(marginals)) {
@@ -117,13 +131,10 @@ nataf_transform::nataf_transform(std::vector<distribution> marginals, const std:
     if (!(std::abs(p.rho) < 1.0))
       throw parameter_error("rho", fmt::format("{} and {}: rho = {} must be in (-1, 1)", name(p.i), name(p.j), p.rho));
     double r0 = p.rho;
-    if (p.kind == correlation_kind::spearman) r0 = 2.0 * std::sin(std::numbers::pi * p.rho / 6.0);
-    if (p.kind == correlation_kind::pearson) {
-      try {
-        r0 = normal_correlation_for_pearson(marginals_[p.i], marginals_[p.j], p.rho);
-      } catch (const parameter_error& e) {
-        throw parameter_error("rho", fmt::format("{} and {}: {}", name(p.i), name(p.j), e.what()));
-      }
+    try {
+      r0 = normal_correlation_of(marginals_[p.i], marginals_[p.j], p.rho, p.kind);
+    } catch (const parameter_error& e) {
+      throw parameter_error("rho", fmt::format("{} and {}: {}", name(p.i), name(p.j), e.what()));
     }
     const auto i = static_cast<Eigen::Index>(p.i), j = static_cast<Eigen::Index>(p.j);
     r0_(i, j) = r0_(j, i) = r0;

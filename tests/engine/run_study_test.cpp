@@ -52,6 +52,7 @@ TEST_CASE("every shipped study names or implies its method", "[engine]") {
       {"pinslot_validation.toml", "pinslot"},
       {"quickstart.toml", "sample"},
       {"receptacle_morris.toml", "morris"},
+      {"receptacle_force_reliability.toml", "reliability"},
       {"reliability_four_branch.toml", "reliability"},
       {"reliability_linear_subset.toml", "reliability"},
       {"reliability_lognormal_ratio.toml", "reliability"},

@@ -236,3 +236,31 @@ TEST_CASE("rank correlation and pick-freeze designs are sampled whole", "[ensemb
       {{"design = \"latin_hypercube\"", "design = \"monte_carlo\""}, {"[[sampling.correlation]]\nbetween = [\"K\", \"theta0\"]\nrho = 0.3\n", ""}});
   CHECK(sample_plan::streams(independent));
 }
+
+TEST_CASE("sampling correlations of every kind become their Gaussian copula's rank correlation", "[ensemble_study]") {
+  // K and theta0 are normal: a Pearson rho gives the copula rho itself, whose Spearman
+  // correlation is (6 / pi) asin(rho / 2); "normal" gives the same.
+  const double expected = 6 / std::numbers::pi * std::asin(0.15);
+  for (const char* kind : {"pearson", "normal"}) {
+    const ensemble_study s = quickstart({{"rho = 0.3", std::string("rho = 0.3\nkind = \"") + kind + "\""}});
+    CHECK(s.sampling.rank_correlation(0, 2) == Approx(expected).epsilon(1e-9));
+  }
+  CHECK(quickstart({{"rho = 0.3", "rho = 0.3\nkind = \"spearman\""}}).sampling.rank_correlation(0, 2) == 0.3);
+  // mu is uniform and theta0 normal: a Pearson rho maps through the quadrature, and the
+  // samples then have about that linear correlation.
+  const ensemble_study s = quickstart({{"between = [\"K\", \"theta0\"]", "between = [\"mu\", \"theta0\"]"},
+                                       {"rho = 0.3", "rho = 0.6\nkind = \"pearson\""},
+                                       {"samples = 1000", "samples = 20000"}});
+  const io::sample_matrix x = sample_inputs(s);
+  const auto column = [&](const std::string& name) {
+    const auto at = std::find_if(s.inputs.begin(), s.inputs.end(), [&](const auto& in) { return in.name == name; });
+    return x.col(at - s.inputs.begin());
+  };
+  const Eigen::VectorXd a = column("mu").array() - column("mu").mean();
+  const Eigen::VectorXd b = column("theta0").array() - column("theta0").mean();
+  CHECK(a.dot(b) / std::sqrt(a.squaredNorm() * b.squaredNorm()) == Approx(0.6).margin(0.02));
+  check_error({{"rho = 0.3", "rho = 1.0\nkind = \"pearson\""}}, line_of("rho = 0.3"), "sampling.correlation[1].rho",
+              "(-1, 1)");
+  check_error({{"rho = 0.3", "rho = 0.3\nkind = \"kendall\""}}, line_of("rho = 0.3") + 1,
+              "sampling.correlation[1].kind", "kendall");
+}

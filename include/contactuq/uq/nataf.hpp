@@ -42,6 +42,12 @@ double normal_correlation_for_pearson(const distribution& a, const distribution&
 // The Pearson correlation of x_i, x_j under a Gaussian copula with correlation rho0.
 double pearson_of_normal_correlation(const distribution& a, const distribution& b, double rho0);
 
+// The Gaussian copula's correlation R0 of a correlation given as `kind`, and the Spearman rank
+// correlation that copula gives: (6 / pi) asin(R0 / 2). A sampling study imposes the latter by
+// Iman-Conover, so that every kind means the same in a sampling and a reliability study.
+double normal_correlation_of(const distribution& a, const distribution& b, double rho, correlation_kind kind);
+double spearman_correlation_of(const distribution& a, const distribution& b, double rho, correlation_kind kind);
+
 class nataf_transform {
  public:
   // `names` name the marginals in errors. Throws parameter_error for a discrete marginal, a
