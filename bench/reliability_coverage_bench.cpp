@@ -9,8 +9,8 @@
 // Prints one line of numbers (runs, calls per run, mean, truth, bias = mean / truth - 1 with
 // its standard error, observed CoV, mean reported CoV, coverage, the fractions of runs whose
 // interval lies wholly below / above the truth, and the fraction of estimates below the truth)
-// and RATIO subset_coverage <fraction of 95 % intervals holding the truth>. With `levels`, also per level (over the runs with the most
-// common number of levels): the sd of each level's error of ln P (d_i below) next to the mean
+// and RATIO subset_coverage <fraction of 95 % intervals holding the truth>. With `levels`, also
+// per level (over the runs with the most common number of levels): the sd of each level's error of ln P (d_i below) next to the mean
 // reported delta_i and gamma_i, the correlation matrix of the d_i, and the range over the runs
 // of the reported cov^2 over sum delta_i^2.
 #include <fmt/format.h>
