@@ -52,10 +52,13 @@ std::size_t seeds_of(const subset_level& l) {
 
 TEST_CASE("subset simulation: 95 % intervals cover the truth, CoV is honest (linear, beta = 3.5, n = 10)",
           "[uq][subset]") {
-  // 100 independent runs of about 3,700 calls each. Over the seeds: with a true coverage of
-  // 0.92 or more, P(fewer than 80 of 100 cover) < 1e-4; the mean of 100 runs is within 3.5 of
-  // its standard errors of an unbiased truth with P > 0.999; and the spread of 100 estimates is
-  // known to about 10 %, well inside the factor [0.6, 1.6] asked of the mean reported CoV.
+  // 100 independent runs of about 3,700 calls each. Measured over 2,000 runs
+  // (bench/reliability_coverage_bench.cpp 2000 1000 3.5 10): coverage 0.93, observed CoV 0.28,
+  // mean reported CoV 0.27, mean +3 % above the truth (the O(1/N) bias of a product of
+  // correlated levels). Over the seeds: P(fewer than 80 of 100 cover) < 1e-4; the mean of 100
+  // runs is within 4 of its standard errors (2.8 %) of the truth with P > 0.998; and the spread
+  // of 100 estimates is known to about 8 %, so the honesty asked, observed / reported CoV in
+  // [0.75, 1.33] (within 25 %), fails with P < 1e-3.
   const double truth = normal_tail(3.5);
   const int runs = 100;
   std::vector<double> estimate;
@@ -84,9 +87,9 @@ TEST_CASE("subset simulation: 95 % intervals cover the truth, CoV is honest (lin
                    << "), observed CoV " << observed_cov << ", mean reported CoV " << reported_cov
                    << ", calls per run " << calls / runs);
   CHECK(covered >= 80);
-  CHECK(std::abs(mean - truth) <= 3.5 * std::sqrt(var / runs));
-  CHECK(observed_cov / reported_cov >= 0.6);
-  CHECK(observed_cov / reported_cov <= 1.6);
+  CHECK(std::abs(mean - truth) <= 4.0 * std::sqrt(var / runs));
+  CHECK(observed_cov / reported_cov >= 0.75);
+  CHECK(observed_cov / reported_cov <= 1.33);
 }
 
 TEST_CASE("subset simulation reaches Phi(-5) = 2.87e-7 in n = 10 within its interval", "[uq][subset]") {
@@ -101,12 +104,16 @@ TEST_CASE("subset simulation reaches Phi(-5) = 2.87e-7 in n = 10 within its inte
                    << run.levels.size() << ", calls " << r.probability.model_calls);
   CHECK(log_error_sigmas(r.probability, truth) <= 4.0);
   CHECK(r.probability.interval == "lognormal(cov)");
-  // Pf = prod p_i, cov^2 = sum delta_i^2, thresholds falling to 0 and p_i = p0 but the last.
+  // Pf = prod p_i, thresholds falling to 0 and p_i = p0 but the last; cov^2 = sum delta_i^2
+  // plus the covariances of levels with common ancestry, of either sign but here (positively
+  // correlated levels, about 15 % of the total on average; 0.72 to 2.11 times the sum over
+  // 1,000 runs) within [0.5, 3] times the sum.
   double product = 1.0, variance = 0.0;
   for (std::size_t i = 0; i < run.levels.size(); ++i) {
     const subset_level& l = run.levels[i];
     product *= l.probability;
     variance += l.cov * l.cov;
+    CHECK(l.cov > 0.0);
     CHECK(l.gamma >= 0.0);
     CHECK(l.samples == 2000);
     if (i + 1 < run.levels.size()) {
@@ -122,7 +129,8 @@ TEST_CASE("subset simulation reaches Phi(-5) = 2.87e-7 in n = 10 within its inte
     if (i > 0) CHECK((l.acceptance > 0.1 && l.acceptance < 0.9));
   }
   CHECK(r.probability.estimate == Approx(product).epsilon(1e-12));
-  CHECK(r.probability.cov == Approx(std::sqrt(variance)).epsilon(1e-12));
+  CHECK(r.probability.cov * r.probability.cov >= 0.5 * variance);
+  CHECK(r.probability.cov * r.probability.cov <= 3.0 * variance);
   // Level 0 costs N calls, every later level N minus its seeds (N p0 or a few more): the
   // seeds are reused as the chains' first states.
   std::size_t calls = 2000;
