@@ -82,11 +82,11 @@ void write_subset(h5::group& g, const uq::subset_result& s) {
     run_estimates.push_back(run.probability.estimate), run_covs.push_back(run.probability.cov);
     h5::group lg = g.create_group(fmt::format("run_{}", k));
     lg.set_attribute("reached_failure", static_cast<std::int64_t>(run.reached_failure));
-    std::vector<double> threshold, probability, samples, acceptance, gamma, cov;
+    std::vector<double> threshold, probability, samples, acceptance, gamma, cov, cumulative_cov;
     for (const auto& l : run.levels) {
       threshold.push_back(l.threshold), probability.push_back(l.probability);
       samples.push_back(static_cast<double>(l.samples)), acceptance.push_back(l.acceptance);
-      gamma.push_back(l.gamma), cov.push_back(l.cov);
+      gamma.push_back(l.gamma), cov.push_back(l.cov), cumulative_cov.push_back(l.cumulative_cov);
       if (l.u.size() > 0) {
         const std::size_t i = &l - run.levels.data();
         const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> u = l.u;
@@ -97,6 +97,7 @@ void write_subset(h5::group& g, const uq::subset_result& s) {
     }
     lg.write("threshold", threshold), lg.write("probability", probability), lg.write("samples", samples);
     lg.write("acceptance", acceptance), lg.write("gamma", gamma), lg.write("cov", cov);
+    lg.write("cumulative_cov", cumulative_cov);  // of the running product up to each level
   }
   g.write("run_estimates", run_estimates);
   g.write("run_cov", run_covs);

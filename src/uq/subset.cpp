@@ -314,8 +314,14 @@ subset_run run_one(const limit_state& g, std::size_t dimension, const subset_opt
     previous = b;
   }
 
-  // delta^2 by clusters of common ancestry, within and between levels (lineage_variance).
-  const double variance = lineage_variance(share, parent, run.levels);
+  // delta^2 by clusters of common ancestry, within and between levels (lineage_variance), for
+  // the running product up to each level and for the whole.
+  double variance = 0.0;
+  for (std::size_t k = 1; k <= share.size(); ++k) {
+    const std::vector<std::vector<double>> first(share.begin(), share.begin() + static_cast<std::ptrdiff_t>(k));
+    variance = lineage_variance(first, parent, run.levels);
+    run.levels[k - 1].cumulative_cov = std::sqrt(variance);
+  }
   p.cov = std::sqrt(variance);
 
   if (run.reached_failure) {

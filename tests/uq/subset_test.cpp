@@ -299,3 +299,17 @@ TEST_CASE("subset options are validated", "[uq][subset]") {
   const limit_state short_answer = [](const Eigen::MatrixXd&) { return Eigen::VectorXd(1); };
   CHECK_THROWS_AS(run_subset(short_answer, 2, {}), contactuq::parameter_error);
 }
+
+TEST_CASE("subset simulation: the running product's CoV grows level by level to the run's", "[subset]") {
+  const limit_state linear4 = [](const Eigen::MatrixXd& u) -> Eigen::VectorXd {
+    return (4.0 * std::sqrt(4.0) - u.rowwise().sum().array()).matrix();
+  };
+  subset_options o;
+  o.samples_per_level = 500;
+  const subset_result r = run_subset(linear4, 4, o);
+  const auto& levels = r.runs.front().levels;
+  REQUIRE(levels.size() >= 3);
+  CHECK(levels.front().cumulative_cov == Approx(levels.front().cov));
+  CHECK(levels.back().cumulative_cov == Approx(r.probability.cov));
+  for (const auto& l : levels) CHECK(l.cumulative_cov > 0);
+}

@@ -130,6 +130,9 @@ struct subset_level {
   double acceptance = 0.0;   ///< of the MCMC moves that made this level's samples (0 on level 0)
   double gamma = 0.0;        ///< within-chain correlation factor, Au & Beck (2001) eq. (29)
   double cov = 0.0;          ///< delta_i, sd of ln p_i by clusters of common ancestry (below)
+  // CoV of the running product p_0 ... p_i by the same estimator over levels 0..i: the last
+  // level's is the run's cov.
+  double cumulative_cov = 0.0;
   Eigen::MatrixXd u;         ///< the samples (keep_samples only)
   Eigen::VectorXd g;
 };
