@@ -6,6 +6,9 @@
 // the same order: the journal answers them (the points must match bit for bit) until it is
 // exhausted, then the run evaluates and appends.
 //
+// Lost batches at the end are always safe: they are evaluated again. So are records written out
+// of order by a power cut: the journal ends at the first record whose checksum fails.
+//
 // It lives at OUT.part beside the result OUT (where other methods keep an unfinished run) and
 // is removed once OUT is in place. Layout, little-endian:
 //   "CUQRJNL1", then records: u64 payload bytes, u64 FNV-1a 64 of the payload, the payload.
@@ -17,6 +20,7 @@
 
 #include <Eigen/Core>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -44,9 +48,12 @@ class reliability_journal {
   // every recorded batch was replayed. Throws std::invalid_argument naming the batch when the
   // points differ (the run diverged from the one that wrote the journal).
   std::optional<Eigen::VectorXd> replay(const Eigen::MatrixXd& u);
-  // Appends a batch and syncs it to disk; when this returns, the batch survives a kill.
+  // Appends a batch; when this returns, it survives a kill of the process. It is synced to disk
+  // (to survive a power cut) at most a second later, or by sync() or the destructor.
   void append(const Eigen::MatrixXd& u, const Eigen::MatrixXd& outputs, const Eigen::VectorXd& g,
               const std::vector<std::int32_t>& status);
+
+  void sync();
 
   std::size_t recorded() const noexcept { return batches_.size(); }  ///< batches in the journal
   std::size_t replayed() const noexcept { return next_; }            ///< of them, answered so far
@@ -73,6 +80,7 @@ class reliability_journal {
   std::size_t replayed_points_ = 0;
   std::uint64_t end_ = 0;  ///< where the next record goes
   std::size_t dropped_ = 0;
+  std::chrono::steady_clock::time_point synced_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace contactuq::engine::detail

@@ -197,7 +197,27 @@ class model_margin {
                const run_options& o)
       : r_(r), t_(t), journal_(journal), o_(o), batch_(r.study) {}
 
+  // A large batch (subset simulation's level 0, a Monte Carlo block) goes in parts of at most
+  // part_rows points, each journaled on its own: an interruption loses at most one part, and
+  // the run stops within about one part's time. Every point is evaluated on its own, so the
+  // parts give the margins the whole batch gives.
+  static constexpr Eigen::Index part_rows = 1000;
+
   Eigen::VectorXd operator()(const Eigen::MatrixXd& u) {
+    if (u.rows() <= part_rows) return margins(u);
+    Eigen::VectorXd g(u.rows());
+    for (Eigen::Index first = 0; first < u.rows(); first += part_rows) {
+      const Eigen::Index n = std::min(part_rows, u.rows() - first);
+      g.segment(first, n) = margins(u.middleRows(first, n));
+    }
+    return g;
+  }
+
+  std::size_t evaluated() const noexcept { return evaluated_; }  ///< model runs of this process
+
+ private:
+  // Replayed, or evaluated and journaled.
+  Eigen::VectorXd margins(const Eigen::MatrixXd& u) {
     if (auto g = journal_.replay(u)) return std::move(*g);
     const auto n = static_cast<std::size_t>(u.rows());
     if ((o_.stop && *o_.stop) || (o_.cancel && *o_.cancel) || (o_.max_new > 0 && evaluated_ + n > o_.max_new))
@@ -209,9 +229,6 @@ class model_margin {
     return std::move(b.g);
   }
 
-  std::size_t evaluated() const noexcept { return evaluated_; }  ///< model runs of this process
-
- private:
   // The points' inputs through the transform, evaluated in parallel by the engine's block
   // evaluator; g from the limited output (NaN for a failed one).
   margin_batch evaluate(const Eigen::MatrixXd& u) {
@@ -352,7 +369,9 @@ run_result run_reliability(const io::study_document& doc, const run_options& o, 
   reliability_journal journal = open_journal(doc, o, out);
   std::FILE* to = report(o);
   if (o.resume) {
-    fmt::print(to, "resuming: {} batches in {} are replayed{}\n", journal.recorded(), journal.file().string(),
+    const bool one = journal.recorded() == 1;
+    fmt::print(to, "resuming: {} batch{} in {} {} replayed{}\n", journal.recorded(), one ? "" : "es",
+               journal.file().string(), one ? "is" : "are",
                journal.dropped_bytes() > 0
                    ? fmt::format(" (a last one cut short by the interruption, {} bytes, is dropped)",
                                  journal.dropped_bytes())
@@ -365,9 +384,10 @@ run_result run_reliability(const io::study_document& doc, const run_options& o, 
     outcome = run_algorithm(r, [&](const Eigen::MatrixXd& u) { return margin(u); });
   } catch (const run_stopped&) {
     fmt::print(errors(o),
-               "\ncontactuq run: interrupted; {} batches of model runs are in {}. Continue with:\n  contactuq run {} "
+               "\ncontactuq run: interrupted; {} batch{} of model runs {} in {}. Continue with:\n  contactuq run {} "
                "-o {} --resume\n",
-               journal.recorded(), journal.file().string(), doc.file(), out.string());
+               journal.recorded(), journal.recorded() == 1 ? "" : "es", journal.recorded() == 1 ? "is" : "are",
+               journal.file().string(), doc.file(), out.string());
     result.exit_code = 130;
     return result;
   }

@@ -218,3 +218,20 @@ TEST_CASE("reliability: the journal of another study is refused and kept", "[eng
   // Nothing to resume at all.
   CHECK_THROWS_WITH(run(subset_study(), s.dir / "none.h5", {.resume = true}), Contains("no such file"));
 }
+
+TEST_CASE("reliability: a batch larger than a journal part is journaled in parts and resumed inside it",
+          "[engine][reliability]") {
+  scratch s("parts");
+  std::string study = subset_study();
+  study.replace(study.find("samples = 500"), 13, "samples = 2500");  // level 0: 3 parts of at most 1000
+  const fs::path whole = s.dir / "whole.h5", out = s.dir / "out.h5";
+  REQUIRE(run(study, whole).exit_code == 0);
+  captured stopped;
+  CHECK(run(study, out, {.max_new = 1500, .errors = stopped.file}).exit_code == 130);
+  CHECK(stopped.batches("interrupted; ") == 1);  // the first 1000 points of level 0
+  captured report;
+  REQUIRE(run(study, out, {.resume = true, .report = report.file}).exit_code == 0);
+  CHECK(report.batches("resuming: ") == 1);
+  CHECK_THAT(report.text(), Contains("1000 model runs replayed"));
+  require_same(whole, out);
+}
