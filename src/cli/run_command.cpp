@@ -135,10 +135,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Evaluate only part k of K (k/K, 1 <= k <= K) of a sampling plan into its own file; join the "
                   "parts with `contactuq merge`");
   sub->add_option("--max-new", o->run.max_new,
-                  "optimize: stop (as if interrupted) before evaluating more than this many new designs")
+                  "optimize, reliability: stop (as if interrupted) before evaluating more than this many new designs "
+                  "(reliability: model runs)")
       ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
   sub->add_option("--time-limit", o->run.time_limit,
-                  "Seconds after which a sample, nested or optimize run stops cleanly as if interrupted (exit 130; "
+                  "Seconds after which a sample, nested, optimize or reliability run stops cleanly as if interrupted (exit 130; "
                   "--resume continues it): a cluster job's wall time")
       ->check(CLI::Range(1e-3, 1e9));
   // Hidden: for tests that interrupt a run at a known point (a signal, a kill, the time limit).

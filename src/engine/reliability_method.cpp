@@ -22,6 +22,9 @@
 // Every batch of points an algorithm asks for is evaluated by the engine's block evaluator, in
 // parallel over this process's threads (the same evaluator sample studies use), under the
 // study's failure policy; a failed evaluation is a NaN margin, counted, never taken as safe.
+// Each batch is journaled to OUT.part before the algorithm sees it (reliability_journal.hpp):
+// a run interrupted (a signal, --time-limit, --max-new) or killed continues with --resume, and
+// gives the file an uninterrupted run gives.
 #include <fmt/format.h>
 #include <tbb/global_control.h>
 
@@ -30,8 +33,10 @@
 #include <optional>
 
 #include "contactuq/error.hpp"
+#include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/study/ensemble_runner.hpp"
 #include "methods.hpp"
+#include "reliability_journal.hpp"
 #include "reliability_method.hpp"
 
 namespace contactuq::engine::detail {
@@ -172,13 +177,61 @@ uq::nataf_transform transform_of(const io::study_document& doc, const reliabilit
   }
 }
 
-// The margin g(u) of a batch of points: their inputs through the transform, evaluated in
-// parallel by the engine's block evaluator, g from the limited output (NaN for a failed one).
+// What the model gave at a batch of points: the margins and the outputs and status they came from.
+struct margin_batch {
+  Eigen::VectorXd g;
+  io::sample_matrix outputs;
+  std::vector<std::int32_t> status;
+  bool cancelled = false;  ///< cut short by run_options::cancel: not a result, dropped
+};
+
+// Thrown through the algorithm when the run stops before its next batch (a signal, the time
+// limit, max_new); what was evaluated is in the journal.
+struct run_stopped {};
+
+// The margin g(u) of a batch of points: replayed from the journal while it holds the batch (a
+// resumed run), else evaluated and appended to it before the algorithm sees it.
 class model_margin {
  public:
-  model_margin(const reliability_study& r, const uq::nataf_transform& t) : r_(r), t_(t), batch_(r.study) {}
+  model_margin(const reliability_study& r, const uq::nataf_transform& t, reliability_journal& journal,
+               const run_options& o)
+      : r_(r), t_(t), journal_(journal), o_(o), batch_(r.study) {}
+
+  // A large batch (subset simulation's level 0, a Monte Carlo block) goes in parts of at most
+  // part_rows points, each journaled on its own: an interruption loses at most one part, and
+  // the run stops within about one part's time. Every point is evaluated on its own, so the
+  // parts give the margins the whole batch gives.
+  static constexpr Eigen::Index part_rows = 1000;
 
   Eigen::VectorXd operator()(const Eigen::MatrixXd& u) {
+    if (u.rows() <= part_rows) return margins(u);
+    Eigen::VectorXd g(u.rows());
+    for (Eigen::Index first = 0; first < u.rows(); first += part_rows) {
+      const Eigen::Index n = std::min(part_rows, u.rows() - first);
+      g.segment(first, n) = margins(u.middleRows(first, n));
+    }
+    return g;
+  }
+
+  std::size_t evaluated() const noexcept { return evaluated_; }  ///< model runs of this process
+
+ private:
+  // Replayed, or evaluated and journaled.
+  Eigen::VectorXd margins(const Eigen::MatrixXd& u) {
+    if (auto g = journal_.replay(u)) return std::move(*g);
+    const auto n = static_cast<std::size_t>(u.rows());
+    if ((o_.stop && *o_.stop) || (o_.cancel && *o_.cancel) || (o_.max_new > 0 && evaluated_ + n > o_.max_new))
+      throw run_stopped{};
+    margin_batch b = evaluate(u);
+    if (b.cancelled) throw run_stopped{};
+    journal_.append(u, b.outputs, b.g, b.status);
+    evaluated_ += n;
+    return std::move(b.g);
+  }
+
+  // The points' inputs through the transform, evaluated in parallel by the engine's block
+  // evaluator; g from the limited output (NaN for a failed one).
+  margin_batch evaluate(const Eigen::MatrixXd& u) {
     const Eigen::MatrixXd random = t_.to_physical(u);
     const auto n = static_cast<std::size_t>(u.rows());
     io::sample_matrix x(u.rows(), static_cast<Eigen::Index>(r_.study.inputs.size()));
@@ -187,19 +240,26 @@ class model_margin {
       x.col(static_cast<Eigen::Index>(r_.random[k])) = random.col(static_cast<Eigen::Index>(k));
     batch_.sampling.samples = n;
     const study::sample_plan plan(batch_, x);
-    const study::evaluated_block b = study::block_evaluator(batch_, plan)(0, n);
+    study::evaluated_block b = study::block_evaluator(batch_, plan)(0, n, o_.cancel);
+    if (b.cancelled) {
+      margin_batch dropped;
+      dropped.cancelled = true;
+      return dropped;
+    }
     Eigen::VectorXd g(u.rows());
     for (std::size_t i = 0; i < n; ++i) {
       const double y = b.block.outputs(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(r_.output));
       g(static_cast<Eigen::Index>(i)) = std::min(r_.limit.high - y, y - r_.limit.low);  // NaN stays NaN
     }
-    return g;
+    return {std::move(g), std::move(b.block.outputs), std::move(b.block.status)};
   }
 
- private:
   const reliability_study& r_;
   const uq::nataf_transform& t_;
+  reliability_journal& journal_;
+  const run_options& o_;
   study::ensemble_study batch_;  // the study with N = the batch's size
+  std::size_t evaluated_ = 0;
 };
 
 void add_calls(uq::probability_estimate& to, const uq::probability_estimate& from) {
@@ -283,6 +343,19 @@ std::size_t planned_calls(const reliability_study& r) {
   }
 }
 
+// The run's journal at OUT.part: continued with --resume, else new (run_study refused an
+// unfinished run unless --force).
+reliability_journal open_journal(const io::study_document& doc, const run_options& o, const path& out) {
+  const path part = io::unfinished_path(out);
+  if (!o.resume) return reliability_journal::create(part, doc.text());
+  if (std::filesystem::exists(part)) return reliability_journal::resume(part, doc.text());
+  if (std::filesystem::exists(out))
+    throw std::invalid_argument(fmt::format("cannot resume {}: the run is finished; nothing to resume. Run without "
+                                            "--resume and with --force to start it over",
+                                            out.string()));
+  throw std::invalid_argument(fmt::format("cannot resume {}: no such file (nor {})", out.string(), part.string()));
+}
+
 run_result run_reliability(const io::study_document& doc, const run_options& o, const path& out) {
   const reliability_study r = read_reliability_study(doc);
   const uq::nataf_transform t = transform_of(doc, r);
@@ -292,15 +365,54 @@ run_result run_reliability(const io::study_document& doc, const run_options& o, 
   io::make_parent_folder(out);
   std::optional<tbb::global_control> limit;
   if (o.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
-  model_margin margin(r, t);
-  const reliability_outcome outcome = run_algorithm(r, [&](const Eigen::MatrixXd& u) { return margin(u); });
+  io::make_parent_folder(out);
+  reliability_journal journal = open_journal(doc, o, out);
+  std::FILE* to = report(o);
+  if (o.resume) {
+    const bool one = journal.recorded() == 1;
+    fmt::print(to, "resuming: {} batch{} in {} {} replayed{}\n", journal.recorded(), one ? "" : "es",
+               journal.file().string(), one ? "is" : "are",
+               journal.dropped_bytes() > 0
+                   ? fmt::format(" (a last one cut short by the interruption, {} bytes, is dropped)",
+                                 journal.dropped_bytes())
+                   : "");
+    std::fflush(to);
+  }
+  model_margin margin(r, t, journal, o);
+  reliability_outcome outcome;
+  try {
+    outcome = run_algorithm(r, [&](const Eigen::MatrixXd& u) { return margin(u); });
+  } catch (const run_stopped&) {
+    fmt::print(errors(o),
+               "\ncontactuq run: interrupted; {} batch{} of model runs {} in {}. Continue with:\n  contactuq run {} "
+               "-o {} --resume\n",
+               journal.recorded(), journal.recorded() == 1 ? "" : "es", journal.recorded() == 1 ? "is" : "are",
+               journal.file().string(), doc.file(), out.string());
+    result.exit_code = 130;
+    return result;
+  }
   const to_inputs x = [&](const Eigen::VectorXd& u) -> Eigen::VectorXd {
     return t.to_physical(u.transpose()).row(0).transpose();
   };
-  std::FILE* to = report(o);
   fmt::print(to, "{}", reliability_report(r, outcome, x));
-  io::write_then_rename(out, [&](const path& file) { write_reliability_hdf5(file, doc, r, outcome, x); });
-  fmt::print(to, "wrote {}\n", out.string());
+  // Written beside the journal and renamed into place; the journal goes only then, so that a
+  // kill at any instant leaves either the journal or the result (or both: a resume rewrites it).
+  path written = out;
+  written += ".new";
+  try {
+    write_reliability_hdf5(written, doc, r, outcome, x);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(written, ignored);
+    throw;
+  }
+  std::filesystem::rename(written, out);
+  journal.remove();
+  fmt::print(to, "wrote {}{}\n", out.string(),
+             journal.replayed_points() > 0
+                 ? fmt::format(" ({} model runs replayed from the interrupted run, {} new)", journal.replayed_points(),
+                               margin.evaluated())
+                 : "");
   result.planned = outcome.probability.model_calls;
   result.failed = outcome.probability.failed_calls;
   result.exit_code = outcome.resolved ? 0 : 1;
@@ -317,6 +429,7 @@ method reliability_method() {
           .summary = "P(failure) of a limit on an output, to parts per million and below: FORM, SORM, importance "
                      "sampling, subset simulation, Monte Carlo",
           .counts = "model evaluations (first batch)",
+          .resumable = true,
           .run = run_reliability};
 }
 

@@ -44,7 +44,7 @@ struct run_options {
   // the method's budget), then stop: nothing is evaluated and nothing written (`contactuq check`).
   bool check_only = false;
   std::size_t threads = 0;       ///< worker threads; 0 -> all cores
-  bool resume = false;           ///< continue an unfinished run (sample, nested, optimize)
+  bool resume = false;           ///< continue an unfinished run (sample, nested, optimize, reliability)
   bool force = false;            ///< replace an existing result
   bool yes = false;              ///< start even when the run needs over half of the memory
   int compression = 1;           ///< deflate level of ensemble datasets, 0..9
@@ -58,7 +58,9 @@ struct run_options {
   // Where calibrate studies run their starts and bootstrap refits: nullptr, this process;
   // otherwise, e.g., every rank of an MPI job. Started and finished by the run.
   calibrate::fit_executor* fit_executor = nullptr;
-  std::size_t max_new = 0;       ///< optimize: stop after this many new evaluations (0: no limit)
+  // Optimize: stop after this many new evaluations; reliability: before a batch that would take
+  // the model runs of this process above it. Stopped as if interrupted (resumable). 0: no limit.
+  std::size_t max_new = 0;
   std::filesystem::path csv;     ///< calibrate (receptacle-pin fit): also write every point here
   std::filesystem::path export_study;  ///< calibrate (receptacle-pin fit): fitted [parameters.x]
   std::string fallback;          ///< the method of a study that neither names nor implies one; "": none
@@ -67,8 +69,8 @@ struct run_options {
   // Set with stop to also drop the samples in flight (a sample or nested study in one process:
   // the blocks not finished are evaluated again on resume) instead of finishing them.
   const std::atomic<bool>* cancel = nullptr;
-  // Seconds after which a sample, nested or optimize run stops cleanly, as if interrupted
-  // (resumable, exit code 130): a cluster job's wall time, or a bound on any run. 0: none.
+  // Seconds after which a sample, nested, optimize or reliability run stops cleanly, as if
+  // interrupted (resumable, exit code 130): a cluster job's wall time, or a bound on any run. 0: none.
   // Samples in flight are dropped (cancel), so the run ends within about one sample's time.
   double time_limit = 0.0;
   // For tests of interrupted runs (sample and nested studies): after this many blocks the run
