@@ -20,7 +20,8 @@
 //                            kind = "spearman" (default) | "pearson" | "normal"
 //
 // Every batch of points an algorithm asks for is evaluated by the engine's block evaluator, in
-// parallel over this process's threads (the same evaluator sample studies use), under the
+// parallel over this process's threads (the same evaluator sample studies use), or over the
+// ranks of an MPI job (`mpirun -n R contactuq run`: the run's executor, the same bits), under the
 // study's failure policy; a failed evaluation is a NaN margin, counted, never taken as safe.
 #include <fmt/format.h>
 #include <tbb/global_control.h>
@@ -172,11 +173,25 @@ uq::nataf_transform transform_of(const io::study_document& doc, const reliabilit
   }
 }
 
+// The scalar outputs of every block, each at its rows.
+class output_sink : public study::sample_sink {
+ public:
+  output_sink(std::size_t rows, std::size_t cols)
+      : outputs(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols)) {}
+  void append(const io::ensemble_block& b) override {
+    outputs.middleRows(static_cast<Eigen::Index>(b.first), b.outputs.rows()) = b.outputs;
+  }
+  io::sample_matrix outputs;
+};
+
 // The margin g(u) of a batch of points: their inputs through the transform, evaluated in
-// parallel by the engine's block evaluator, g from the limited output (NaN for a failed one).
+// parallel by the engine's block evaluator (or the run's executor), g from the limited output
+// (NaN for a failed one).
 class model_margin {
  public:
-  model_margin(const reliability_study& r, const uq::nataf_transform& t) : r_(r), t_(t), batch_(r.study) {}
+  model_margin(const reliability_study& r, const uq::nataf_transform& t, const io::study_document& doc,
+               const run_options& o)
+      : r_(r), t_(t), batch_(r.study), doc_(doc), o_(o) {}
 
   Eigen::VectorXd operator()(const Eigen::MatrixXd& u) {
     const Eigen::MatrixXd random = t_.to_physical(u);
@@ -185,21 +200,38 @@ class model_margin {
     for (std::size_t i = 0; i < r_.study.inputs.size(); ++i) x.col(static_cast<Eigen::Index>(i)).setConstant(r_.study.inputs[i].value);
     for (std::size_t k = 0; k < r_.random.size(); ++k)
       x.col(static_cast<Eigen::Index>(r_.random[k])) = random.col(static_cast<Eigen::Index>(k));
-    batch_.sampling.samples = n;
-    const study::sample_plan plan(batch_, x);
-    const study::evaluated_block b = study::block_evaluator(batch_, plan)(0, n);
+    const io::sample_matrix outputs = evaluate(x);
     Eigen::VectorXd g(u.rows());
     for (std::size_t i = 0; i < n; ++i) {
-      const double y = b.block.outputs(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(r_.output));
+      const double y = outputs(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(r_.output));
       g(static_cast<Eigen::Index>(i)) = std::min(r_.limit.high - y, y - r_.limit.low);  // NaN stays NaN
     }
     return g;
   }
 
  private:
+  // The outputs of the batch's rows x (NaN for a failed one): over the run's executor (the ranks
+  // of an MPI job) when it has one, else on this process's threads; the same bits either way.
+  io::sample_matrix evaluate(const io::sample_matrix& x) {
+    const auto n = static_cast<std::size_t>(x.rows());
+    batch_.sampling.samples = n;
+    const study::sample_plan plan(batch_, x);  // given rows: the executor sends them to the ranks
+    if (!o_.executor || n == 0) return study::block_evaluator(batch_, plan)(0, n).block.outputs;
+    output_sink sink(n, batch_.model.outputs().size());
+    study::run_options ro;
+    ro.threads = o_.threads;
+    const study::run_summary done = o_.executor->run(doc_, batch_, plan, sink, ro);
+    if (done.completed != n)
+      throw std::runtime_error(fmt::format("{}: a batch of {} model evaluations stopped after {}", doc_.file(), n,
+                                           done.completed));
+    return std::move(sink.outputs);
+  }
+
   const reliability_study& r_;
   const uq::nataf_transform& t_;
   study::ensemble_study batch_;  // the study with N = the batch's size
+  const io::study_document& doc_;
+  const run_options& o_;
 };
 
 void add_calls(uq::probability_estimate& to, const uq::probability_estimate& from) {
@@ -290,8 +322,9 @@ run_result run_reliability(const io::study_document& doc, const run_options& o, 
                     .model = r.study.model.name()};
   if (o.check_only) return result;
   std::optional<tbb::global_control> limit;
-  if (o.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
-  model_margin margin(r, t);
+  // An executor sizes its own threads: a limit here would leave it none beside the one calling MPI.
+  if (o.threads > 0 && !o.executor) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
+  model_margin margin(r, t, doc, o);
   const reliability_outcome outcome = run_algorithm(r, [&](const Eigen::MatrixXd& u) { return margin(u); });
   const to_inputs x = [&](const Eigen::VectorXd& u) -> Eigen::VectorXd {
     return t.to_physical(u.transpose()).row(0).transpose();
