@@ -105,7 +105,7 @@ struct ensemble_study {
   // means one case with `model`.
   std::vector<epistemic_case> cases;
   // How read_ensemble_study read it: another process reads the same document the same way.
-  study_reading reading;
+  study_reading reading = {};
 
   // Indices into `inputs` of the aleatoric inputs: the columns of the design.
   std::vector<std::size_t> aleatoric() const;
