@@ -130,9 +130,6 @@ std::size_t threads_of(const run_options& o) {
 
 run_result run_ensemble_job(const io::study_document& doc, const run_options& o, const std::filesystem::path& out,
                             ensemble_job job) {
-  if (o.executor && !job.executor_allowed)
-    throw std::invalid_argument(fmt::format("{}: a {} study runs in one process; run it without mpirun", doc.file(),
-                                            job.method_name));
   lap_timer clock;
   io::make_parent_folder(out);
   const std::size_t threads = threads_of(o);

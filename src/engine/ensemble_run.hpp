@@ -64,12 +64,13 @@ std::size_t threads_of(const run_options& o);
 
 struct ensemble_job {
   const study::ensemble_study& study;
-  const study::sample_plan& plan;      ///< the rows to evaluate, plan.rows() of them
+  // The rows to evaluate, plan.rows() of them: the study's own, or given (the method's; an
+  // executor sends them to the other processes).
+  const study::sample_plan& plan;
   io::ensemble_schema schema;          ///< ensemble_schema_for(study), the method's own facts set
   std::string method_name;             ///< recorded in run_result (the file's is schema.metadata.method)
   std::string description;             ///< first line of the report, e.g. "model switch, 1000 samples (lhs)"
   double plan_seconds = 0.0;           ///< how long making the plan took (run_result::timing)
-  bool executor_allowed = true;        ///< false: the rows are the method's, other processes cannot remake them
   // Once every row is in and the file is being finished (on another thread): the method's report,
   // printed after "wrote ...". Not called for a shard, a stopped or an aborted run.
   std::function<std::string(const recording_sink&)> summary = {};

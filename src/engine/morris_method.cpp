@@ -172,7 +172,6 @@ run_result run_morris(const io::study_document& doc, const run_options& o, const
                                   "seed {})",
                                   m.study.model.name(), m.screened.size(), m.options.trajectories,
                                   m.screened.size() + 1, m.options.levels, m.options.seed),
-       .executor_allowed = false,
        .summary =
            [&, effects](const recording_sink& sink) {
              *effects = effects_of(m, design, sink);

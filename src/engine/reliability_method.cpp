@@ -20,7 +20,8 @@
 //                            kind = "spearman" (default) | "pearson" | "normal"
 //
 // Every batch of points an algorithm asks for is evaluated by the engine's block evaluator, in
-// parallel over this process's threads (the same evaluator sample studies use), under the
+// parallel over this process's threads (the same evaluator sample studies use), or over the
+// ranks of an MPI job (`mpirun -n R contactuq run`: the run's executor, the same bits), under the
 // study's failure policy; a failed evaluation is a NaN margin, counted, never taken as safe.
 // Each batch is journaled to OUT.part before the algorithm sees it (reliability_journal.hpp):
 // a run interrupted (a signal, --time-limit, --max-new) or killed continues with --resume, and
@@ -189,13 +190,27 @@ struct margin_batch {
 // limit, max_new); what was evaluated is in the journal.
 struct run_stopped {};
 
+// The scalar outputs and statuses of every block, each at its rows.
+class output_sink : public study::sample_sink {
+ public:
+  output_sink(std::size_t rows, std::size_t cols)
+      : outputs(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols)), status(rows) {}
+  void append(const io::ensemble_block& b) override {
+    outputs.middleRows(static_cast<Eigen::Index>(b.first), b.outputs.rows()) = b.outputs;
+    std::copy(b.status.begin(), b.status.end(), status.begin() + static_cast<std::ptrdiff_t>(b.first));
+  }
+  io::sample_matrix outputs;
+  std::vector<std::int32_t> status;
+};
+
 // The margin g(u) of a batch of points: replayed from the journal while it holds the batch (a
-// resumed run), else evaluated and appended to it before the algorithm sees it.
+// resumed run), else evaluated (on this process's threads or over the run's executor) and
+// appended to it before the algorithm sees it.
 class model_margin {
  public:
   model_margin(const reliability_study& r, const uq::nataf_transform& t, reliability_journal& journal,
-               const run_options& o)
-      : r_(r), t_(t), journal_(journal), o_(o), batch_(r.study) {}
+               const io::study_document& doc, const run_options& o)
+      : r_(r), t_(t), journal_(journal), doc_(doc), o_(o), batch_(r.study) {}
 
   // A large batch (subset simulation's level 0, a Monte Carlo block) goes in parts of at most
   // part_rows points, each journaled on its own: an interruption loses at most one part, and
@@ -229,8 +244,8 @@ class model_margin {
     return std::move(b.g);
   }
 
-  // The points' inputs through the transform, evaluated in parallel by the engine's block
-  // evaluator; g from the limited output (NaN for a failed one).
+  // The points' inputs through the transform, evaluated; g from the limited output (NaN for a
+  // failed one).
   margin_batch evaluate(const Eigen::MatrixXd& u) {
     const Eigen::MatrixXd random = t_.to_physical(u);
     const auto n = static_cast<std::size_t>(u.rows());
@@ -238,25 +253,51 @@ class model_margin {
     for (std::size_t i = 0; i < r_.study.inputs.size(); ++i) x.col(static_cast<Eigen::Index>(i)).setConstant(r_.study.inputs[i].value);
     for (std::size_t k = 0; k < r_.random.size(); ++k)
       x.col(static_cast<Eigen::Index>(r_.random[k])) = random.col(static_cast<Eigen::Index>(k));
-    batch_.sampling.samples = n;
-    const study::sample_plan plan(batch_, x);
-    study::evaluated_block b = study::block_evaluator(batch_, plan)(0, n, o_.cancel);
-    if (b.cancelled) {
-      margin_batch dropped;
-      dropped.cancelled = true;
-      return dropped;
-    }
-    Eigen::VectorXd g(u.rows());
+    margin_batch b = evaluate_rows(x);
+    if (b.cancelled) return b;
+    b.g.resize(u.rows());
     for (std::size_t i = 0; i < n; ++i) {
-      const double y = b.block.outputs(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(r_.output));
-      g(static_cast<Eigen::Index>(i)) = std::min(r_.limit.high - y, y - r_.limit.low);  // NaN stays NaN
+      const double y = b.outputs(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(r_.output));
+      b.g(static_cast<Eigen::Index>(i)) = std::min(r_.limit.high - y, y - r_.limit.low);  // NaN stays NaN
     }
-    return {std::move(g), std::move(b.block.outputs), std::move(b.block.status)};
+    return b;
+  }
+
+  // The outputs and statuses of the rows x: over the run's executor (the ranks of an MPI job)
+  // when it has one, else on this process's threads; the same bits either way.
+  margin_batch evaluate_rows(const io::sample_matrix& x) {
+    const auto n = static_cast<std::size_t>(x.rows());
+    batch_.sampling.samples = n;
+    const study::sample_plan plan(batch_, x);  // given rows: an executor sends them to the ranks
+    margin_batch b;
+    if (!o_.executor || n == 0) {
+      study::evaluated_block e = study::block_evaluator(batch_, plan)(0, n, o_.cancel);
+      b.cancelled = e.cancelled;
+      b.outputs = std::move(e.block.outputs);
+      b.status = std::move(e.block.status);
+      return b;
+    }
+    output_sink sink(n, batch_.model.outputs().size());
+    study::run_options ro;
+    ro.threads = o_.threads;
+    ro.cancel = o_.cancel;
+    const study::run_summary done = o_.executor->run(doc_, batch_, plan, sink, ro);
+    if (done.completed != n && o_.cancel && *o_.cancel) {
+      b.cancelled = true;
+      return b;
+    }
+    if (done.completed != n)
+      throw std::runtime_error(fmt::format("{}: a batch of {} model evaluations stopped after {}", doc_.file(), n,
+                                           done.completed));
+    b.outputs = std::move(sink.outputs);
+    b.status = std::move(sink.status);
+    return b;
   }
 
   const reliability_study& r_;
   const uq::nataf_transform& t_;
   reliability_journal& journal_;
+  const io::study_document& doc_;
   const run_options& o_;
   study::ensemble_study batch_;  // the study with N = the batch's size
   std::size_t evaluated_ = 0;
@@ -364,8 +405,8 @@ run_result run_reliability(const io::study_document& doc, const run_options& o, 
   if (o.check_only) return result;
   io::make_parent_folder(out);
   std::optional<tbb::global_control> limit;
-  if (o.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
-  io::make_parent_folder(out);
+  // An executor sizes its own threads: a limit here would leave it none beside the one calling MPI.
+  if (o.threads > 0 && !o.executor) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
   reliability_journal journal = open_journal(doc, o, out);
   std::FILE* to = report(o);
   if (o.resume) {
@@ -378,7 +419,7 @@ run_result run_reliability(const io::study_document& doc, const run_options& o, 
                    : "");
     std::fflush(to);
   }
-  model_margin margin(r, t, journal, o);
+  model_margin margin(r, t, journal, doc, o);
   reliability_outcome outcome;
   try {
     outcome = run_algorithm(r, [&](const Eigen::MatrixXd& u) { return margin(u); });

@@ -123,7 +123,8 @@ world_runner::~world_runner() {
 void world_runner::start(const io::study_document& doc, std::size_t threads) {
   finish();
   const int ranks = session_.size();
-  const std::vector<std::byte> announcement = pack(study_message{doc.text(), doc.file(), threads, std::nullopt});
+  const std::vector<std::byte> announcement =
+      pack(study_message{.text = doc.text(), .file = doc.file(), .threads = threads});
   for (int w = 1; w < ranks; ++w) send(announcement, w, designs_tag);
   auto [rank_threads, failure] = wait_for_ranks(ranks);
   if (!failure.empty()) {

@@ -87,7 +87,8 @@ world_fits::~world_fits() {
 void world_fits::start(const io::study_document& doc, std::size_t threads) {
   finish();
   const int ranks = session_.size();
-  const std::vector<std::byte> announcement = pack(study_message{doc.text(), doc.file(), threads, std::nullopt});
+  const std::vector<std::byte> announcement =
+      pack(study_message{.text = doc.text(), .file = doc.file(), .threads = threads});
   for (int w = 1; w < ranks; ++w) send(announcement, w, fits_tag);
   const std::string failure = wait_for_ranks(ranks).second;
   for (int w = 1; w < ranks; ++w)

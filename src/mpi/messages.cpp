@@ -125,6 +125,16 @@ std::vector<std::byte> pack(const study_message& m) {
     w.put<std::uint64_t>(m.compression->first);
     w.put<std::uint64_t>(m.compression->samples);
   }
+  w.put<std::uint8_t>(m.reading.design_inputs ? 1 : 0);
+  w.put<std::uint64_t>(m.reading.method_tables.size());
+  for (const auto& t : m.reading.method_tables) w.put_string(t);
+  w.put<std::uint8_t>(m.reading.sampling ? 1 : 0);
+  w.put_string(m.reading.study_kind);
+  w.put(m.samples);
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(m.failures));
+  w.put(m.retries);
+  w.put<std::uint8_t>(m.sobol ? 1 : 0);
+  w.put<std::uint8_t>(m.rows_given ? 1 : 0);
   return w.take();
 }
 
@@ -143,6 +153,41 @@ study_message unpack_study(const std::vector<std::byte>& bytes) {
     c.samples = r.get<std::uint64_t>();
     m.compression = std::move(c);
   }
+  m.reading.design_inputs = r.get<std::uint8_t>() != 0;
+  const auto tables = get_count(r, sizeof(std::uint64_t));
+  for (std::uint64_t k = 0; k < tables; ++k) m.reading.method_tables.push_back(r.get_string());
+  m.reading.sampling = r.get<std::uint8_t>() != 0;
+  m.reading.study_kind = r.get_string();
+  m.samples = r.get<std::uint64_t>();
+  const auto failures = r.get<std::uint8_t>();
+  if (failures > static_cast<std::uint8_t>(study::failure_policy::retry))
+    throw std::runtime_error(fmt::format("MPI message: failure policy {}", failures));
+  m.failures = static_cast<study::failure_policy>(failures);
+  m.retries = r.get<std::int32_t>();
+  m.sobol = r.get<std::uint8_t>() != 0;
+  m.rows_given = r.get<std::uint8_t>() != 0;
+  check_end(r);
+  return m;
+}
+
+std::vector<std::byte> pack(const block_assignment& m) {
+  byte_writer w;
+  w.put(m.first);
+  w.put(m.count);
+  w.put(m.rows);
+  w.put(m.end);
+  if (m.inputs) put_matrix(w, *m.inputs);
+  return w.take();
+}
+
+block_assignment unpack_blocks(const std::vector<std::byte>& bytes) {
+  byte_reader r(bytes);
+  block_assignment m;
+  m.first = r.get<std::uint64_t>();
+  m.count = r.get<std::uint64_t>();
+  m.rows = r.get<std::uint64_t>();
+  m.end = r.get<std::uint64_t>();
+  if (r.left() > 0) m.inputs = get_matrix(r);
   check_end(r);
   return m;
 }

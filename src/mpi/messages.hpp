@@ -21,7 +21,8 @@ enum tag : int {
   study_tag = 1,  // 0 -> worker: a study to serve (study_message)
   ready_tag,      // worker -> 0: the study is read; u64 threads
   error_tag,      // worker -> 0: u64 block first (or npos: the study), then the message text
-  blocks_tag,     // 0 -> worker: u64 first, count, rows, end: blocks [first + k rows, ...) before end
+  blocks_tag,     // 0 -> worker: u64 first, count, rows, end: blocks [first + k rows, ...) before end;
+                  // then, when the study's rows are given, the rows of those blocks (a matrix)
   result_tag,     // worker -> 0: one evaluated block (evaluated_block)
   done_tag,       // 0 -> worker: the study is over (no block of it is in flight)
   quit_tag,       // 0 -> worker: the job is over
@@ -38,7 +39,18 @@ struct study_message {
   std::string text;  // the study document, verbatim
   std::string file;  // where rank 0 read it from (relative data paths resolve against it)
   std::uint64_t threads = 0;  // worker threads per rank, 0: all cores
-  std::optional<io::chunk_compression> compression;
+  std::optional<io::chunk_compression> compression = {};
+  // How rank 0 read the study and the sampling its method set after reading (the samples,
+  // failure policy and retries of morris or of a batch of a reliability method): a worker
+  // reads the study the same way and sets the same.
+  study::study_reading reading = {};
+  std::uint64_t samples = 0;
+  study::failure_policy failures = study::failure_policy::record;
+  std::int32_t retries = 2;
+  bool sobol = false;
+  // The plan's rows are rank 0's own (study::sample_plan::given): each blocks_tag message
+  // carries them, the worker does not remake them.
+  bool rows_given = false;
 };
 
 class byte_writer {
@@ -97,6 +109,17 @@ design_outputs unpack_design_outputs(const std::vector<std::byte>& bytes);
 
 std::vector<std::byte> pack(const study_message& m);
 study_message unpack_study(const std::vector<std::byte>& bytes);
+
+// Blocks [first + k rows, first + (k + 1) rows) for k < count, cut at end, of a sampling study;
+// with their inputs (rows [first, min(first + count rows, end)), all columns) when the plan's
+// rows are given.
+struct block_assignment {
+  std::uint64_t first = 0, count = 0, rows = 0, end = 0;
+  std::optional<io::sample_matrix> inputs;
+};
+
+std::vector<std::byte> pack(const block_assignment& m);
+block_assignment unpack_blocks(const std::vector<std::byte>& bytes);
 
 std::vector<std::byte> pack(const study::evaluated_block& e);
 study::evaluated_block unpack_block(const std::vector<std::byte>& bytes);

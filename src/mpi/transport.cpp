@@ -75,7 +75,11 @@ bool serve_until_done(const std::function<void(int, const std::vector<std::byte>
   bool quit = false;
   for (bool done = false; !done;) {
     bool busy = false;
-    while (const auto probed = poll(0)) {
+    // Not past the end of the study: what follows it (the next study of a method that runs many)
+    // is the caller's.
+    while (!done) {
+      const auto probed = poll(0);
+      if (!probed) break;
       busy = true;
       const std::vector<std::byte> bytes = receive(*probed);
       if (probed->MPI_TAG == done_tag || probed->MPI_TAG == quit_tag) {

@@ -42,7 +42,8 @@ class outbox;
 
 // A worker's loop over one study: hands each message of rank 0 to `on_message` (tag, bytes) and,
 // between them, lets `collect` send what finished (returning whether there was any), until rank
-// 0 ends the study (done_tag) or the job (quit_tag); true for the job.
+// 0 ends the study (done_tag) or the job (quit_tag); true for the job. Messages after the end are
+// left for the caller (a method that runs many studies sends the next one right after).
 bool serve_until_done(const std::function<void(int, const std::vector<std::byte>&)>& on_message,
                       const std::function<bool(outbox&)>& collect);
 

@@ -65,19 +65,48 @@ std::size_t blocks_per_request(std::size_t threads, std::size_t block_rows) {
   return std::clamp<std::size_t>((64 * threads + block_rows - 1) / block_rows, 1, 64);
 }
 
+// The study a worker read last, kept for the next one with the same document, read the same
+// way: a method that evaluates many batches of its own rows (reliability) runs each as a study
+// of its own, and its model is made once.
+class study_cache {
+ public:
+  // The study of `m`, with the sampling rank 0's method set after reading.
+  study::ensemble_study& read(const study_message& m) {
+    if (!study_ || m.text != doc_->text() || m.file != doc_->file() || !(m.reading == study_->reading)) {
+      study_.reset();
+      doc_.reset();
+      doc_.emplace(io::study_document::parse(m.text, m.file));
+      study_.emplace(study::read_ensemble_study(*doc_, m.reading));
+    }
+    study_->sampling.samples = m.samples;
+    study_->sampling.failures = m.failures;
+    study_->sampling.retries = m.retries;
+    study_->sampling.sobol = m.sobol;
+    return *study_;
+  }
+
+ private:
+  std::optional<io::study_document> doc_;
+  std::optional<study::ensemble_study> study_;
+};
+
 // A worker rank's side of one study; returns true when rank 0 ended the job instead (it failed
 // before it could end the study).
-bool serve_study(const study_message& m) {
-  std::optional<io::study_document> doc;
-  std::optional<study::ensemble_study> s;
+bool serve_study(const study_message& m, study_cache& cache) {
+  study::ensemble_study* s = nullptr;
+  io::sample_matrix given;  // a plan of given rows: those of this rank's blocks, as they come
   std::optional<study::sample_plan> inputs;
   try {
-    doc.emplace(io::study_document::parse(m.text, m.file));
-    s.emplace(study::read_ensemble_study(*doc));
-    inputs.emplace(*s);
+    s = &cache.read(m);
+    if (m.rows_given) {
+      given.resize(static_cast<Eigen::Index>(s->rows()), static_cast<Eigen::Index>(s->inputs.size()));
+      inputs.emplace(*s, given);
+    } else {
+      inputs.emplace(*s);
+    }
   } catch (const std::exception& e) {
     send_error(whole_study, e.what());
-    s.reset();
+    s = nullptr;
   }
   const std::size_t threads = study::worker_threads(m.threads);
   std::optional<study::block_evaluator> evaluate;
@@ -95,11 +124,19 @@ bool serve_study(const study_message& m) {
   return serve_until_done(
       [&](int tag, const std::vector<std::byte>& bytes) {
         if (tag != blocks_tag || !local) return;
-        byte_reader r(bytes);
-        const auto first = r.get<std::uint64_t>(), count = r.get<std::uint64_t>(), rows = r.get<std::uint64_t>();
-        const auto end = std::min(r.get<std::uint64_t>(), static_cast<std::uint64_t>(s->rows()));
-        for (std::uint64_t k = 0; k < count && first + k * rows < end; ++k)
-          local->submit(first + k * rows, std::min(rows, end - (first + k * rows)));
+        block_assignment a = unpack_blocks(bytes);
+        const std::uint64_t end = std::min(a.end, static_cast<std::uint64_t>(s->rows()));
+        if (m.rows_given) {
+          // Written before the blocks are submitted, into rows no thread reads yet.
+          const std::uint64_t size = std::min(a.first + a.count * a.rows, end) - std::min(a.first, end);
+          if (!a.inputs || static_cast<std::uint64_t>(a.inputs->rows()) != size || a.inputs->cols() != given.cols()) {
+            send_error(a.first, "blocks came without the inputs of their samples (a different build of contactuq?)");
+            return;
+          }
+          given.middleRows(static_cast<Eigen::Index>(a.first), a.inputs->rows()) = *a.inputs;
+        }
+        for (std::uint64_t k = 0; k < a.count && a.first + k * a.rows < end; ++k)
+          local->submit(a.first + k * a.rows, std::min(a.rows, end - (a.first + k * a.rows)));
       },
       [&](outbox& out) {
         bool any = false;
@@ -303,7 +340,10 @@ class sample_schedule {
       if (w == 0) {
         for (std::size_t k = 0; k < count; ++k) local_.submit(next_ + k * rows_, std::min(rows_, n_ - (next_ + k * rows_)));
       } else {
-        send_numbers({next_, count, rows_, n_}, w, blocks_tag);
+        block_assignment a{next_, count, rows_, n_, std::nullopt};
+        // A plan of given rows: the blocks' inputs go with them (the worker cannot remake them).
+        if (inputs_.given()) a.inputs = inputs_.rows(next_, std::min(n_, next_ + count * rows_) - next_);
+        send(pack(a), w, blocks_tag);
         r.in_flight += count;
       }
       next_ = std::min(n_, next_ + count * rows_);
@@ -358,12 +398,13 @@ session::~session() {
 
 int session::serve() {
   try {
+    study_cache studies;  // across the studies of the job
     for (;;) {
       MPI_Status probed;
       MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &probed);
       const std::vector<std::byte> bytes = receive(probed);
       if (probed.MPI_TAG == quit_tag) return 0;
-      if (probed.MPI_TAG == study_tag && serve_study(unpack_study(bytes))) return 0;
+      if (probed.MPI_TAG == study_tag && serve_study(unpack_study(bytes), studies)) return 0;
       if (probed.MPI_TAG == designs_tag && serve_designs(unpack_study(bytes))) return 0;
       if (probed.MPI_TAG == fits_tag && serve_fits(unpack_study(bytes), *this)) return 0;
     }
@@ -390,9 +431,17 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
                             (32 * static_cast<std::size_t>(ranks));
   const std::size_t rows = std::max<std::size_t>(1, std::min(options.block_size, share));
 
-  // Every rank reads the study; until each has answered (ready or error) none may be told it is over.
-  const std::vector<std::byte> announcement =
-      pack(study_message{doc.text(), doc.file(), options.threads, sink.compression()});
+  // Every rank reads the study as rank 0 did; until each has answered (ready or error) none may be
+  // told it is over.
+  study_message m{
+      .text = doc.text(), .file = doc.file(), .threads = options.threads, .compression = sink.compression()};
+  m.reading = study.reading;
+  m.samples = study.sampling.samples;
+  m.failures = study.sampling.failures;
+  m.retries = study.sampling.retries;
+  m.sobol = study.sampling.sobol;
+  m.rows_given = inputs.given();
+  const std::vector<std::byte> announcement = pack(m);
   for (int w = 1; w < ranks; ++w) send(announcement, w, study_tag);
 
   const std::size_t threads = study::worker_threads(options.threads);

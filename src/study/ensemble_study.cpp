@@ -234,7 +234,7 @@ ensemble_study read_ensemble_study(const io::study_document& doc, const study_re
   tables.insert(tables.end(), reading.method_tables.begin(), reading.method_tables.end());
   root.allow_only(tables);
   const io::study_table model_table = root.table("model");
-  ensemble_study study{root.string_or("title", ""), model::make_model(model_table), {}, {}, {}, {}};
+  ensemble_study study{root.string_or("title", ""), model::make_model(model_table), {}, {}, {}, {}, reading};
   const model::model& m = study.model;
   // [output]: where the result goes (engine/run_study.cpp) and how it is shown (summarize, plot).
   if (const auto output = root.optional_table("output")) {

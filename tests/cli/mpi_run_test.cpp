@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/io/hdf5.hpp"
 #include "contactuq/opt/optimization_store.hpp"
 #include "run_cli.hpp"
 #include "ensemble_files.hpp"
@@ -108,6 +109,29 @@ std::string small_switch_design(const scratch_dir& d) {
   const std::string path = path_in(d, "design.toml");
   std::ofstream(path) << text;
   return path;
+}
+
+// A study of studies/ with some of its text replaced, written into d as `name`.
+std::string edited_study(const scratch_dir& d, const std::string& study, const std::string& name,
+                         std::initializer_list<std::pair<std::string, std::string>> edits) {
+  std::ifstream in(std::string(CONTACTUQ_SOURCE_DIR) + "/studies/" + study);
+  std::ostringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  for (const auto& [from, to] : edits) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  }
+  const std::string path = path_in(d, name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Whether two files hold the same datasets, bit for bit (tests/cli/same_datasets.py).
+cli_result same_datasets(const std::string& a, const std::string& b) {
+  return run_cli_command("/usr/bin/python3 '" + std::string(CONTACTUQ_SOURCE_DIR) + "/tests/cli/same_datasets.py' '" +
+                         a + "' '" + b + "'");
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
@@ -219,6 +243,62 @@ TEST_CASE("mpirun -n 2 and -n 3 write the bits of one process, shards included",
   const cli_result refused = run_mpi(mpirun(2) + " run " + study + " -o " + path_in(d, "two.h5"));
   CHECK(refused.exit_code == 2);
   CHECK_THAT(refused.output, Contains("--force"));
+}
+
+TEST_CASE("mpirun -n 2 runs a morris study, its rows sent to the ranks: the file of one process, bit for bit",
+          "[cli][mpi]") {
+  scratch_dir d;
+  const std::string study = edited_study(d, "receptacle_morris.toml", "morris.toml",
+                                         {{"trajectories = 20", "trajectories = 6"}, {"points = 200 ", "points = 60 "}});
+  const cli_result one = run_cli("run " + study + " -o " + path_in(d, "one.h5") + " -j 2 -q");
+  INFO(one.output);
+  REQUIRE(one.exit_code == 0);
+  const cli_result two = run_mpi(mpirun(2) + " run " + study + " -o " + path_in(d, "two.h5") + " -j 1");
+  INFO(two.output);
+  REQUIRE(two.exit_code == 0);
+  CHECK_THAT(two.output, Contains("on each of 2 MPI ranks") && Contains("mu*"));
+  const io::ensemble a = io::read_ensemble(d / "one.h5"), b = io::read_ensemble(d / "two.h5");
+  CHECK(a.rows == 6 * 5);
+  check_same_samples(b, a);
+  CHECK(b.schema.metadata.mpi_ranks == 2);
+  const cli_result same = same_datasets(path_in(d, "one.h5"), path_in(d, "two.h5"));  // /morris included
+  INFO(same.output);
+  CHECK(same.exit_code == 0);
+}
+
+TEST_CASE("mpirun -n 2 evaluates a reliability method's batches over the ranks: the result of one process, bit for "
+          "bit",
+          "[cli][mpi]") {
+  scratch_dir d;
+  // FORM: many batches of a few rows (the gradients); subset simulation: batches of tens of rows,
+  // seven levels of 500.
+  const std::string form = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/reliability_lognormal_ratio.toml";
+  const std::string subset = edited_study(d, "reliability_linear_subset.toml", "subset.toml",
+                                          {{"samples = 2000", "samples = 500"}});
+  for (const auto& [name, study] : {std::pair<std::string, std::string>{"form", form}, {"subset", subset}}) {
+    INFO(name);
+    const std::string one_file = path_in(d, name + "1.h5"), two_file = path_in(d, name + "2.h5");
+    const cli_result one = run_cli("run " + study + " -o " + one_file + " -j 2 -q");
+    INFO(one.output);
+    REQUIRE(one.exit_code == 0);
+    const cli_result two = run_mpi(mpirun(2) + " run " + study + " -o " + two_file + " -j 1");
+    INFO(two.output);
+    REQUIRE(two.exit_code == 0);
+    io::hdf5::file fa(one_file, io::hdf5::file_mode::read_only), fb(two_file, io::hdf5::file_mode::read_only);
+    const io::hdf5::group a = fa.open_group("reliability"), b = fb.open_group("reliability");
+    CHECK(a.numeric_attribute<std::int64_t>("model_calls") > 0);
+    for (const char* attribute : {"model_calls", "failed_calls", "resolved"}) {
+      INFO(attribute);
+      CHECK(a.numeric_attribute<std::int64_t>(attribute) == b.numeric_attribute<std::int64_t>(attribute));
+    }
+    for (const char* attribute : {"probability", "ci95_low", "ci95_high", "cov", "beta"}) {
+      INFO(attribute);
+      CHECK(same_bits({a.numeric_attribute<double>(attribute)}, {b.numeric_attribute<double>(attribute)}));
+    }
+    const cli_result same = same_datasets(one_file, two_file);
+    INFO(same.output);
+    CHECK(same.exit_code == 0);
+  }
 }
 
 TEST_CASE("an MPI job killed with SIGKILL resumes to the bits of one process", "[cli][mpi]") {

@@ -4,11 +4,17 @@
 // Rank 0 runs the command as a single process would: it reads the study, opens the result file
 // and hands blocks of whole chunks (finer for a small plan) to every rank, itself included, as
 // each asks for more work (dynamic load balancing: samples of pin-slot or switch studies vary in
-// cost). The other ranks read the same study, sample the same inputs, evaluate their blocks with
-// TBB and compress them as the writer would; rank 0 puts the blocks in order and writes them.
-// So the file is the one a single process writes, bit for bit, whatever the number of ranks,
-// threads and the order in which blocks come back; it resumes like any other after a killed
-// job. On every rank only the main thread calls MPI (MPI_THREAD_FUNNELED).
+// cost). The other ranks read the same study (as rank 0's method read it: its own tables, the
+// samples and failure policy it set), sample the same inputs, evaluate their blocks with TBB and
+// compress them as the writer would; rank 0 puts the blocks in order and writes them. A plan
+// whose rows are the method's own (study::sample_plan::given: morris trajectories, the batches
+// of a reliability method) cannot be remade there: rank 0 sends each block's inputs with its
+// assignment, so every row crosses the network once, to the rank that evaluates it, and a large
+// plan never sits whole in every rank's inbox. So the file is the one a single process writes,
+// bit for bit, whatever the number of ranks, threads and the order in which blocks come back; it
+// resumes like any other after a killed job. A method may run many ensembles in one job (one per
+// batch): each is a study of its own on the ranks, which keep the last study they read and make
+// its models once. On every rank only the main thread calls MPI (MPI_THREAD_FUNNELED).
 //
 // Optimisation studies (`mpirun -n R contactuq run OPT.toml`) spread the inner ensembles the same
 // way: every rank makes the study's robust problems, and rank 0 hands out the samples of each

@@ -151,7 +151,10 @@ class ensemble_executor {
  public:
   virtual ~ensemble_executor() = default;
   virtual std::size_t processes() const = 0;  ///< recorded in the result file (mpi_ranks)
-  // `doc` is the study's document, `study` read from it: other processes read it again.
+  // `doc` is the study's document, `study` read from it (study.reading; the method may have set
+  // study.sampling's samples, failures and retries after reading): other processes read it
+  // again the same way. They remake the rows of the study's own plan; the rows of a plan of
+  // given rows (a method's own, sample_plan::given) go to them with the blocks.
   virtual run_summary run(const io::study_document& doc, const ensemble_study& study, const sample_plan& inputs,
                           sample_sink& sink, const run_options& options) = 0;
 };

@@ -79,29 +79,6 @@ struct sampling_options {
   bool sobol = false;                    ///< pick-freeze design: N (d + 2) evaluations
 };
 
-struct ensemble_study {
-  std::string title;
-  model::model model;  ///< the model as the [model] table builds it (the first case's model)
-  std::vector<input_spec> inputs;  ///< one per model input, in the model's order
-  sampling_options sampling;       ///< sampling.samples: N aleatoric samples per case
-  std::vector<epistemic_parameter> epistemic;
-  // Every combination, first parameter slowest (a case table's columns move with it); empty
-  // means one case with `model`.
-  std::vector<epistemic_case> cases;
-
-  // Indices into `inputs` of the aleatoric inputs: the columns of the design.
-  std::vector<std::size_t> aleatoric() const;
-  // Evaluations per case: N, or N (d + 2) for a Sobol (pick-freeze) design.
-  std::size_t per_case() const { return sampling.samples * (sampling.sobol ? aleatoric().size() + 2 : 1); }
-  // Samples the study evaluates: cases x per_case(); row r is aleatoric point r % per_case()
-  // under case r / per_case().
-  std::size_t rows() const { return std::max<std::size_t>(cases.size(), 1) * per_case(); }
-  // The model of case c.
-  const model::model& case_model(std::size_t c) const { return cases.empty() ? model : cases.at(c).model; }
-  // Indices into `inputs` of the design variables (role "design"), in the model's order.
-  std::vector<std::size_t> design_variables() const;
-};
-
 // What a reader accepts beyond an ensemble study.
 struct study_reading {
   // An [optimization] table at the root (read by opt::read_optimization_study), for
@@ -114,6 +91,33 @@ struct study_reading {
   bool sampling = true;
   // How refusals name the study, e.g. "a morris study"; "": a sample, nested or optimize study.
   std::string study_kind = {};
+
+  friend bool operator==(const study_reading&, const study_reading&) = default;
+};
+
+struct ensemble_study {
+  std::string title;
+  model::model model;  ///< the model as the [model] table builds it (the first case's model)
+  std::vector<input_spec> inputs;  ///< one per model input, in the model's order
+  sampling_options sampling;       ///< sampling.samples: N aleatoric samples per case
+  std::vector<epistemic_parameter> epistemic;
+  // Every combination, first parameter slowest (a case table's columns move with it); empty
+  // means one case with `model`.
+  std::vector<epistemic_case> cases;
+  // How read_ensemble_study read it: another process reads the same document the same way.
+  study_reading reading = {};
+
+  // Indices into `inputs` of the aleatoric inputs: the columns of the design.
+  std::vector<std::size_t> aleatoric() const;
+  // Evaluations per case: N, or N (d + 2) for a Sobol (pick-freeze) design.
+  std::size_t per_case() const { return sampling.samples * (sampling.sobol ? aleatoric().size() + 2 : 1); }
+  // Samples the study evaluates: cases x per_case(); row r is aleatoric point r % per_case()
+  // under case r / per_case().
+  std::size_t rows() const { return std::max<std::size_t>(cases.size(), 1) * per_case(); }
+  // The model of case c.
+  const model::model& case_model(std::size_t c) const { return cases.empty() ? model : cases.at(c).model; }
+  // Indices into `inputs` of the design variables (role "design"), in the model's order.
+  std::vector<std::size_t> design_variables() const;
 };
 
 // Reads and validates an ensemble study (models must be registered first); every error names
@@ -142,6 +146,8 @@ class sample_plan {
   // Whether rows(study) can be made alone: the plan of `study` is then streamed.
   static bool streams(const ensemble_study& study);
   bool streamed() const noexcept { return !unit_ && !whole_ && !given_; }
+  // Whether the rows are given (a method's own): another process cannot remake them from the study.
+  bool given() const noexcept { return given_ != nullptr; }
   std::size_t rows() const noexcept { return rows_; }
   std::size_t cols() const noexcept { return study_->inputs.size(); }
   // Rows [first, first + count) of sample_inputs(study), bit for bit; first + count <= rows().
