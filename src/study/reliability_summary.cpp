@@ -27,7 +27,8 @@ double number(const h5::node& n, std::string_view key) {
   return n.has_attribute(key) ? n.numeric_attribute<double>(key) : NAN;
 }
 std::size_t count(const h5::node& n, std::string_view key) {
-  return n.has_attribute(key) ? static_cast<std::size_t>(n.numeric_attribute<std::int64_t>(key)) : 0;
+  return n.has_attribute(key) ? static_cast<std::size_t>(n.numeric_attribute<std::int64_t>(key))
+                              : 0;
 }
 std::string text(const h5::node& n, std::string_view key) {
   return n.has_attribute(key) ? n.string_attribute(key) : "";
@@ -45,15 +46,16 @@ struct shown {
 // Per name in `names`, the unit the study stored in `f` shows it in: its [output] units for the
 // variables of its model (rebuilt from its [model] table), or SI with `si`. Unknown names, and
 // every name of a file whose study no longer reads, are shown as stored.
-std::vector<shown> shown_units_of(const h5::file& f, const std::string& file, const std::vector<std::string>& names,
-                                  bool si) {
+std::vector<shown> shown_units_of(const h5::file& f, const std::string& file,
+                                  const std::vector<std::string>& names, bool si) {
   std::vector<shown> out(names.size());
   std::vector<io::named_dimension> variables;
   io::display_units chosen;
   try {
     if (!f.contains("study")) return out;
     const std::string study_text = f.open_dataset("study").read_text();
-    variables = model::make_model(io::study_document::parse(study_text, file).root().table("model")).named_dimensions();
+    variables = model::make_model(io::study_document::parse(study_text, file).root().table("model"))
+                    .named_dimensions();
     if (!si) chosen = io::display_units_of_study(study_text, file, variables);
   } catch (const std::exception&) {
     return out;  // another version's study, or no model to name
@@ -61,7 +63,8 @@ std::vector<shown> shown_units_of(const h5::file& f, const std::string& file, co
   for (std::size_t k = 0; k < names.size(); ++k)
     for (const auto& v : variables)
       if (v.name == names[k]) {
-        out[k] = si ? shown{units::si_unit(v.dim), 1.0} : shown{chosen.unit_for(v.name, v.dim), chosen.factor(v.name, v.dim)};
+        out[k] = si ? shown{units::si_unit(v.dim), 1.0}
+                    : shown{chosen.unit_for(v.name, v.dim), chosen.factor(v.name, v.dim)};
         break;
       }
   return out;
@@ -69,7 +72,8 @@ std::vector<shown> shown_units_of(const h5::file& f, const std::string& file, co
 
 double normal_tail(double beta) { return 0.5 * std::erfc(beta / std::sqrt(2.0)); }  // Phi(-beta)
 
-form_summary read_form(const h5::group& fg, const std::vector<std::string>& inputs, const std::vector<shown>& units) {
+form_summary read_form(const h5::group& fg, const std::vector<std::string>& inputs,
+                       const std::vector<shown>& units) {
   form_summary p;
   p.converged = count(fg, "converged") != 0;
   p.message = text(fg, "message");
@@ -80,11 +84,13 @@ form_summary read_form(const h5::group& fg, const std::vector<std::string>& inpu
   p.g_at_origin = number(fg, "g_at_origin");
   p.iterations = doubles(fg, "history_beta").size();
   p.other_design_points = count(fg, "other_design_points");
-  const std::vector<double> u = doubles(fg, "u_star"), x = doubles(fg, "x_star"), alpha = doubles(fg, "alpha");
+  const std::vector<double> u = doubles(fg, "u_star"), x = doubles(fg, "x_star"),
+                            alpha = doubles(fg, "alpha");
   p.complete = alpha.size() == inputs.size() && u.size() == inputs.size();
   for (std::size_t i = 0; i < std::min(alpha.size(), inputs.size()); ++i)
     p.design_point.push_back({inputs[i], units[i].unit, i < u.size() ? u[i] : NAN,
-                              i < x.size() ? x[i] * units[i].factor : NAN, alpha[i], alpha[i] * alpha[i]});
+                              i < x.size() ? x[i] * units[i].factor : NAN, alpha[i],
+                              alpha[i] * alpha[i]});
   return p;
 }
 
@@ -92,12 +98,19 @@ form_summary read_form(const h5::group& fg, const std::vector<std::string>& inpu
 subset_run_summary read_run(const h5::group& lg, double threshold_factor) {
   subset_run_summary run;
   run.reached_failure = count(lg, "reached_failure") != 0;
-  const std::vector<double> threshold = doubles(lg, "threshold"), probability = doubles(lg, "probability"),
-                            samples = doubles(lg, "samples"), acceptance = doubles(lg, "acceptance"),
-                            gamma = doubles(lg, "gamma"), cov = doubles(lg, "cov");
+  const std::vector<double> threshold = doubles(lg, "threshold"),
+                            probability = doubles(lg, "probability"),
+                            samples = doubles(lg, "samples"),
+                            acceptance = doubles(lg, "acceptance"), gamma = doubles(lg, "gamma"),
+                            cov = doubles(lg, "cov");
   double p = 1.0, variance = 0.0, calls = 0.0;
   for (std::size_t i = 0; i < threshold.size(); ++i) {
-    subset_level l{threshold[i] * threshold_factor, probability[i], samples[i], acceptance[i], gamma[i], cov[i]};
+    subset_level l{threshold[i] * threshold_factor,
+                   probability[i],
+                   samples[i],
+                   acceptance[i],
+                   gamma[i],
+                   cov[i]};
     p *= probability[i];
     variance += cov[i] * cov[i];
     calls += i == 0 ? samples[0] : samples[i] - std::round(probability[i - 1] * samples[i - 1]);
@@ -111,16 +124,20 @@ subset_run_summary read_run(const h5::group& lg, double threshold_factor) {
   return run;
 }
 
-std::string probability_text(double p) { return std::isnan(p) ? std::string("none") : fmt::format("{:.4g}", p); }
+std::string probability_text(double p) {
+  return std::isnan(p) ? std::string("none") : fmt::format("{:.4g}", p);
+}
 
 using out_it = std::back_insert_iterator<std::string>;
 
 void form_text(out_it to, const reliability_summary& r, const form_summary& f) {
   fmt::format_to(to,
-                 "\nFORM ({}, {}, {} iterations): beta = {:.6g}, P = Phi(-beta) = {}; |g(u*)| = {:.3g}, g(0) = "
+                 "\nFORM ({}, {}, {} iterations): beta = {:.6g}, P = Phi(-beta) = {}; |g(u*)| = "
+                 "{:.3g}, g(0) = "
                  "{:.4g}\n",
-                 f.search.empty() ? "?" : f.search, f.converged ? "converged" : "not converged", f.iterations, f.beta,
-                 f.converged ? probability_text(f.probability) : "none", f.g_at_design, f.g_at_origin);
+                 f.search.empty() ? "?" : f.search, f.converged ? "converged" : "not converged",
+                 f.iterations, f.beta, f.converged ? probability_text(f.probability) : "none",
+                 f.g_at_design, f.g_at_origin);
   if (!f.converged && !f.message.empty()) fmt::format_to(to, "  {}\n", f.message);
   if (f.other_design_points > 0)
     fmt::format_to(to, "  {} other design point(s) found by other starts\n", f.other_design_points);
@@ -128,15 +145,16 @@ void form_text(out_it to, const reliability_summary& r, const form_summary& f) {
   std::size_t width = 8;
   for (const auto& name : r.inputs) width = std::max(width, name.size());
   fmt::format_to(to,
-                 "  design point and importance factors (alpha = -grad g / |grad g| in u-space; alpha > 0: a larger "
+                 "  design point and importance factors (alpha = -grad g / |grad g| in u-space; "
+                 "alpha > 0: a larger "
                  "value fails sooner)\n");
-  fmt::format_to(to, "  {:<{}} {:>10} {:>13} {:<8} {:>8} {:>8}\n", "input", width, "u*", "x*", "unit", "alpha",
-                 "alpha^2");
+  fmt::format_to(to, "  {:<{}} {:>10} {:>13} {:<8} {:>8} {:>8}\n", "input", width, "u*", "x*",
+                 "unit", "alpha", "alpha^2");
   for (const std::size_t i : f.by_importance()) {
     const design_point_row& p = f.design_point[i];
     const std::string x = std::isnan(p.x) ? "-" : fmt::format("{:.6g}", p.x);
-    fmt::format_to(to, "  {:<{}} {:>10.4g} {:>13} {:<8} {:>8.4f} {:>8.4f}\n", p.input, width, p.u, x,
-                   p.unit.empty() ? "-" : p.unit, p.alpha, p.importance);
+    fmt::format_to(to, "  {:<{}} {:>10.4g} {:>13} {:<8} {:>8.4f} {:>8.4f}\n", p.input, width, p.u,
+                   x, p.unit.empty() ? "-" : p.unit, p.alpha, p.importance);
   }
 }
 
@@ -155,8 +173,8 @@ void sorm_text(out_it to, const sorm_summary& s) {
 }
 
 void subset_text(out_it to, const reliability_summary& r, const subset_summary& s) {
-  fmt::format_to(to, "\nSubset simulation: {} samples per level, p0 = {:g}, {} replicate{}\n", s.samples_per_level,
-                 s.p0, s.runs.size(), s.runs.size() == 1 ? "" : "s");
+  fmt::format_to(to, "\nSubset simulation: {} samples per level, p0 = {:g}, {} replicate{}\n",
+                 s.samples_per_level, s.p0, s.runs.size(), s.runs.size() == 1 ? "" : "s");
   if (s.runs.size() > 1) {
     std::size_t reached = 0;
     for (const auto& run : s.runs) reached += run.reached_failure ? 1 : 0;
@@ -165,7 +183,8 @@ void subset_text(out_it to, const reliability_summary& r, const subset_summary& 
       if (std::isfinite(e)) finite.push_back(e);
     fmt::format_to(to, "  {} of {} replicates reached the failure domain", reached, s.runs.size());
     if (!finite.empty())
-      fmt::format_to(to, "; their estimates from {:.4g} to {:.4g}", *std::min_element(finite.begin(), finite.end()),
+      fmt::format_to(to, "; their estimates from {:.4g} to {:.4g}",
+                     *std::min_element(finite.begin(), finite.end()),
                      *std::max_element(finite.begin(), finite.end()));
     fmt::format_to(to, "\n");
   }
@@ -173,18 +192,23 @@ void subset_text(out_it to, const reliability_summary& r, const subset_summary& 
   const subset_run_summary& run = s.runs.front();
   const std::string unit = r.output_unit.empty() ? "" : " in " + r.output_unit;
   fmt::format_to(to,
-                 "  levels{} (threshold b_i of the margin of {}{}; the last level's is 0 once it reaches failure)\n",
+                 "  levels{} (threshold b_i of the margin of {}{}; the last level's is 0 once it "
+                 "reaches failure)\n",
                  s.runs.size() > 1 ? " of replicate 0" : "", r.output, unit);
-  fmt::format_to(to, "  {:>5} {:>12} {:>9} {:>7} {:>8} {:>7} {:>7} {:>11} {:>23} {:>8}\n", "level", "threshold", "p_i",
-                 "N_i", "accepted", "gamma", "delta_i", "P to here", "95 % interval", "calls");
+  fmt::format_to(to, "  {:>5} {:>12} {:>9} {:>7} {:>8} {:>7} {:>7} {:>11} {:>23} {:>8}\n", "level",
+                 "threshold", "p_i", "N_i", "accepted", "gamma", "delta_i", "P to here",
+                 "95 % interval", "calls");
   for (std::size_t i = 0; i < run.levels.size(); ++i) {
     const subset_level& l = run.levels[i];
-    fmt::format_to(to, "  {:>5} {:>12.5g} {:>9.4g} {:>7} {:>8.3f} {:>7.3f} {:>7.3f} {:>11.4g} {:>23} {:>8}\n", i,
-                   l.threshold, l.probability, l.samples, l.acceptance, l.gamma, l.cov, l.running_probability,
-                   fmt::format("[{:.3g}, {:.3g}]", l.running_low, l.running_high), l.model_calls);
+    fmt::format_to(
+        to, "  {:>5} {:>12.5g} {:>9.4g} {:>7} {:>8.3f} {:>7.3f} {:>7.3f} {:>11.4g} {:>23} {:>8}\n",
+        i, l.threshold, l.probability, l.samples, l.acceptance, l.gamma, l.cov,
+        l.running_probability, fmt::format("[{:.3g}, {:.3g}]", l.running_low, l.running_high),
+        l.model_calls);
   }
   if (!run.reached_failure)
-    fmt::format_to(to, "  this run stopped above the failure domain: its product is an upper bound\n");
+    fmt::format_to(to,
+                   "  this run stopped above the failure domain: its product is an upper bound\n");
 }
 
 void array(json_writer& w, std::string_view key, const std::vector<double>& values) {
@@ -286,7 +310,8 @@ reliability_summary summarize_reliability(const std::filesystem::path& file, boo
   r.model = text(f, "model");
   r.title = text(f, "title");
   if (!f.contains("reliability"))
-    throw std::runtime_error(fmt::format("{}: a reliability file without its /reliability group", r.file));
+    throw std::runtime_error(
+        fmt::format("{}: a reliability file without its /reliability group", r.file));
   const h5::group g = f.open_group("reliability");
   r.algorithm = text(g, "algorithm");
   r.output = text(g, "output");
@@ -303,7 +328,8 @@ reliability_summary summarize_reliability(const std::filesystem::path& file, boo
   r.resolved = !g.has_attribute("resolved") || g.numeric_attribute<std::int64_t>("resolved") != 0;
   r.seed = count(g, "seed");
   if (g.has_attribute("inputs")) r.inputs = g.strings_attribute("inputs");
-  if (g.has_attribute("effective_sample_size")) r.effective_sample_size = number(g, "effective_sample_size");
+  if (g.has_attribute("effective_sample_size"))
+    r.effective_sample_size = number(g, "effective_sample_size");
 
   std::vector<std::string> names = r.inputs;
   names.push_back(r.output);
@@ -314,8 +340,8 @@ reliability_summary summarize_reliability(const std::filesystem::path& file, boo
   if (g.contains("form")) r.form = read_form(g.open_group("form"), r.inputs, units);
   if (g.contains("sorm")) {
     const h5::group sg = g.open_group("sorm");
-    r.sorm = sorm_summary{doubles(sg, "curvatures"), number(sg, "breitung"), number(sg, "hohenbichler"),
-                          number(sg, "tvedt")};
+    r.sorm = sorm_summary{doubles(sg, "curvatures"), number(sg, "breitung"),
+                          number(sg, "hohenbichler"), number(sg, "tvedt")};
   }
   if (g.contains("subset")) {
     const h5::group sg = g.open_group("subset");
@@ -334,13 +360,14 @@ reliability_summary summarize_reliability(const std::filesystem::path& file, boo
 std::string to_text(const reliability_summary& r) {
   std::string out;
   const out_it to(out);
-  fmt::format_to(to, "{}: reliability{}, model {}\n", r.file, r.title.empty() ? "" : fmt::format(" \"{}\"", r.title),
-                 r.model);
-  fmt::format_to(to, "  event {} (output {}) over {} aleatoric input{}: {}\n", r.event, r.output, r.inputs.size(),
-                 r.inputs.size() == 1 ? "" : "s", fmt::join(r.inputs, ", "));
+  fmt::format_to(to, "{}: reliability{}, model {}\n", r.file,
+                 r.title.empty() ? "" : fmt::format(" \"{}\"", r.title), r.model);
+  fmt::format_to(to, "  event {} (output {}) over {} aleatoric input{}: {}\n", r.event, r.output,
+                 r.inputs.size(), r.inputs.size() == 1 ? "" : "s", fmt::join(r.inputs, ", "));
   fmt::format_to(to, "  algorithm {}, seed {}\n", r.algorithm, r.seed);
   fmt::format_to(to, "\n  P(failure) = ");
-  if (std::isnan(r.probability) && std::isfinite(r.ci_high) && r.interval.starts_with("upper bound"))
+  if (std::isnan(r.probability) && std::isfinite(r.ci_high) &&
+      r.interval.starts_with("upper bound"))
     fmt::format_to(to, "none; at most {:.4g} ({})\n", r.ci_high, r.interval);
   else if (std::isnan(r.probability))
     fmt::format_to(to, "none\n");
@@ -362,7 +389,8 @@ std::string to_text(const reliability_summary& r) {
   if (r.effective_sample_size && r.algorithm == "monte_carlo")
     fmt::format_to(to, "  samples in the failure domain: {:.0f}\n", *r.effective_sample_size);
   else if (r.effective_sample_size)
-    fmt::format_to(to, "  importance sampling: effective sample size {:.4g}\n", *r.effective_sample_size);
+    fmt::format_to(to, "  importance sampling: effective sample size {:.4g}\n",
+                   *r.effective_sample_size);
   if (r.form) form_text(to, r, *r.form);
   if (r.sorm) sorm_text(to, *r.sorm);
   if (r.subset) subset_text(to, r, *r.subset);

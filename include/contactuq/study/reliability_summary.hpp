@@ -21,18 +21,18 @@ namespace contactuq::study {
 // One input at FORM's design point u* (standard normal space) and x* (the input's value).
 struct design_point_row {
   std::string input;
-  std::string unit;     ///< of x; "" for dimensionless
-  double u = NAN;       ///< u*_i; NaN where the file has none
-  double x = NAN;       ///< x*_i in `unit`; NaN where the search did not converge
-  double alpha = NAN;   ///< -grad g / |grad g| in u-space; > 0: a larger value fails sooner
+  std::string unit;         ///< of x; "" for dimensionless
+  double u = NAN;           ///< u*_i; NaN where the file has none
+  double x = NAN;           ///< x*_i in `unit`; NaN where the search did not converge
+  double alpha = NAN;       ///< -grad g / |grad g| in u-space; > 0: a larger value fails sooner
   double importance = NAN;  ///< alpha_i^2; they sum to 1
 };
 
 struct form_summary {
   bool converged = false;
   std::string message, search;  ///< why it did not converge; "ihlrf" or "slsqp"
-  double beta = NAN;             ///< |u*|
-  double probability = NAN;      ///< Phi(-beta); NaN unless converged
+  double beta = NAN;            ///< |u*|
+  double probability = NAN;     ///< Phi(-beta); NaN unless converged
   double g_at_design = NAN, g_at_origin = NAN;
   std::size_t iterations = 0;
   std::size_t other_design_points = 0;  ///< found by other starts
@@ -46,7 +46,7 @@ struct form_summary {
 };
 
 struct sorm_summary {
-  std::vector<double> curvatures;  ///< the d - 1 main curvatures at u*
+  std::vector<double> curvatures;                          ///< the d - 1 main curvatures at u*
   double breitung = NAN, hohenbichler = NAN, tvedt = NAN;  ///< P(failure) by each formula
 };
 
@@ -55,7 +55,8 @@ struct subset_level {
   double threshold = NAN;    ///< b_i of the margin, in the output's display unit
   double probability = NAN;  ///< conditional p_i
   double samples = NAN;      ///< N_i
-  double acceptance = NAN, gamma = NAN, cov = NAN;  ///< MCMC acceptance, correlation factor, delta_i
+  double acceptance = NAN, gamma = NAN,
+         cov = NAN;                  ///< MCMC acceptance, correlation factor, delta_i
   double running_probability = NAN;  ///< P_i = p_0 p_1 ... p_i
   // Lognormal 95 % interval of P_i from s = sqrt(log(1 + sum delta_j^2)): P_i exp(-+1.96 s).
   double running_low = NAN, running_high = NAN;
@@ -79,22 +80,23 @@ struct subset_summary {
 struct reliability_summary {
   std::string file;  ///< as given
   std::string model, title;
-  std::string algorithm;  ///< form, sorm, importance, subset or monte_carlo
-  std::string output;     ///< the limited output
-  std::string output_unit;  ///< its display unit: of the subset thresholds
-  std::string event;        ///< e.g. "g < 0 N"
-  std::vector<std::string> inputs;  ///< the aleatoric inputs
+  std::string algorithm;                 ///< form, sorm, importance, subset or monte_carlo
+  std::string output;                    ///< the limited output
+  std::string output_unit;               ///< its display unit: of the subset thresholds
+  std::string event;                     ///< e.g. "g < 0 N"
+  std::vector<std::string> inputs;       ///< the aleatoric inputs
   std::vector<std::string> input_units;  ///< their display units ("" dimensionless or unknown)
-  double probability = NAN;  ///< NaN where the algorithm gives none
-  double ci_low = NAN, ci_high = NAN;  ///< the algorithm's 95 % interval
+  double probability = NAN;              ///< NaN where the algorithm gives none
+  double ci_low = NAN, ci_high = NAN;    ///< the algorithm's 95 % interval
   double cov = NAN;
-  std::string interval;      ///< how the interval was made
-  double beta = NAN;         ///< -Phi^-1(probability)
+  std::string interval;  ///< how the interval was made
+  double beta = NAN;     ///< -Phi^-1(probability)
   std::size_t model_calls = 0, failed_calls = 0;
   bool resolved = true;  ///< false: the estimate is not a probability to report
   std::string note;
   std::size_t seed = 0;
-  std::optional<double> effective_sample_size;  ///< importance sampling; failed samples for monte_carlo
+  std::optional<double>
+      effective_sample_size;  ///< importance sampling; failed samples for monte_carlo
   std::optional<form_summary> form;
   std::optional<sorm_summary> sorm;
   std::optional<subset_summary> subset;
