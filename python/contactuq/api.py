@@ -226,14 +226,24 @@ def check(study, output=None):
 
 
 def analyze(path, bootstrap=1000, confidence=0.95, quantiles=(0.05, 0.5, 0.95), seed=1, si=False):
-    """What `contactuq summarize --json` prints for an ensemble file, as a dict of the same
-    structure and the same numbers, from the same library report: {"file", "format", "metadata",
-    "status" (counts, failure messages), "bootstrap", "outputs": [{"name", "unit", "mean",
-    "mean_ci", "sd", "sd_ci", "min", "max", "quantiles", "ranking", "limit", "probability_of_1";
-    per model under "by_case" for a nested study}], "nested" (a nested study: per-case statistics,
-    model-form decomposition, Sobol indices)}. Intervals are [low, high] lists; a value that is
-    not finite is None, as in the JSON. The arguments are summarize's options (--bootstrap,
-    --confidence, --quantiles, --seed, --si): values in the study's [output] units unless si."""
+    """What `contactuq summarize --json` prints for an ensemble or a reliability file, as a dict of
+    the same structure and the same numbers, from the same library report.
+
+    An ensemble gives {"file", "format", "metadata", "status" (counts, failure messages),
+    "bootstrap", "outputs": [{"name", "unit", "mean", "mean_ci", "sd", "sd_ci", "min", "max",
+    "quantiles", "ranking", "limit", "probability_of_1"; per model under "by_case" for a nested
+    study}], "nested" (a nested study: per-case statistics, model-form decomposition, Sobol
+    indices)}. A reliability file gives {"file", "format", "method", "model", "title",
+    "reliability": {"algorithm", "output", "output_unit", "event", "inputs", "probability":
+    {"estimate", "ci95", "cov", "interval"}, "beta", "model_calls", "failed_calls", "resolved",
+    "note", "seed", "effective_sample_size", "form": {..., "design_point": [{"input", "unit",
+    "u", "x", "alpha", "importance"}]}, "sorm", "subset": {..., "runs": [{"reached_failure",
+    "levels": [{"threshold", "probability", "samples", "acceptance", "gamma", "cov",
+    "running_probability", "running_ci95", "model_calls"}]}]}}}.
+
+    Intervals are [low, high] lists; a value that is not finite is None, as in the JSON. The
+    arguments are summarize's options (--bootstrap, --confidence, --quantiles, --seed, --si; a
+    reliability file uses only si): values in the study's [output] units unless si."""
     text = _core().analyze(str(path), si=bool(si), bootstrap=int(bootstrap), confidence=float(confidence),
                            quantiles=[float(p) for p in quantiles], seed=int(seed))
     return json.loads(text)

@@ -1,6 +1,7 @@
 // `contactuq summarize FILE.h5 [--json]`: prints the library's report of an ensemble
 // (study/summary_report.hpp: statistics with intervals, status, rankings, limits, proportions,
-// nested per-case results) as tables or as JSON; any other result file is described.
+// nested per-case results) as tables or as JSON, and its summary of a reliability file
+// (study/reliability_summary.hpp); any other result file is described.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,12 +11,10 @@
 
 #include "commands.hpp"
 #include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/study/reliability_summary.hpp"
 #include "contactuq/study/summary_report.hpp"
 
 namespace contactuq::cli {
-
-// summarize_reliability.cpp: a reliability file's estimate and what each algorithm found.
-void print_reliability_summary(const std::string& file, bool json, bool si);
 
 namespace {
 
@@ -288,10 +287,15 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
     if (format != "contactuq-ensemble") {
       if (!format.starts_with("contactuq-"))
         throw std::runtime_error(fmt::format("{}: not a file written by contactuq (format \"{}\")", o->file, format));
-      if (format == "contactuq-reliability")
-        print_reliability_summary(o->file, o->json, o->report.si);
-      else
+      if (format == "contactuq-reliability") {
+        const study::reliability_summary summary = study::summarize_reliability(o->file, o->report.si);
+        if (o->json)
+          fmt::print("{}\n", study::to_json(summary));
+        else
+          fmt::print("{}", study::to_text(summary));
+      } else {
         print_result_description(o->file, o->json);
+      }
       return;
     }
     study::summary_options options = o->report;

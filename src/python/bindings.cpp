@@ -19,6 +19,8 @@
 
 #include "contactuq/engine/run_study.hpp"
 #include "contactuq/model/registry.hpp"
+#include "contactuq/io/ensemble_store.hpp"
+#include "contactuq/study/reliability_summary.hpp"
 #include "contactuq/study/summary_report.hpp"
 #include "contactuq/units/quantity.hpp"
 
@@ -177,9 +179,9 @@ py::dict check(const std::string& study_text, const std::string& file_name, cons
   return result;
 }
 
-// `contactuq summarize --json` of an ensemble file, from the same library report with the same
-// options: api.py reads the text into a dict, so Python gets the structure and the numbers the
-// command prints (NaN as None, as JSON has it).
+// `contactuq summarize --json` of an ensemble or a reliability file, from the same library report
+// with the same options: api.py reads the text into a dict, so Python gets the structure and the
+// numbers the command prints (NaN as None, as JSON has it). A reliability summary uses only `si`.
 std::string analyze(const std::string& path, bool si, std::size_t bootstrap, double confidence,
                     const std::vector<double>& quantiles, std::uint64_t seed) {
   study::summary_options o;
@@ -189,6 +191,7 @@ std::string analyze(const std::string& path, bool si, std::size_t bootstrap, dou
   o.probabilities = quantiles;
   o.seed = seed;
   py::gil_scoped_release release;
+  if (io::file_format(path) == "contactuq-reliability") return study::to_json(study::summarize_reliability(path, si));
   return study::to_json(study::summarize(path, o));
 }
 

@@ -1,6 +1,7 @@
 """A reliability file through the tool and the package: `summarize` (text and --json),
-contactuq.load and `plot`, on g = R - S with R ~ N(200 N, 20 N) and S ~ N(150 N, 10 N), whose
-P(g < 0) = Phi(-50 / sqrt(500)) = 0.0126737 is known exactly (studies/expression_r_minus_s.toml)."""
+contactuq.analyze (the same dict as --json), contactuq.load and `plot`, on g = R - S with
+R ~ N(200 N, 20 N) and S ~ N(150 N, 10 N), whose P(g < 0) = Phi(-50 / sqrt(500)) = 0.0126737 is
+known exactly (studies/expression_r_minus_s.toml)."""
 import json
 import math
 import os
@@ -127,6 +128,30 @@ def test_subset_summary_covers_the_exact_value(files):
     assert run["model_calls"][-1] == loaded.model_calls
 
 
+def _core_or_skip():
+    try:
+        from contactuq import _core  # noqa: F401
+    except ImportError:
+        pytest.skip("the extension contactuq._core is not built")
+
+
+def test_analyze_returns_what_summarize_json_prints(files):
+    _core_or_skip()
+    for name, path in files.items():
+        assert contactuq.analyze(path) == _summary(path), name
+        done = subprocess.run([CLI, "summarize", str(path), "--json", "--si"], check=True, capture_output=True,
+                              text=True)
+        assert contactuq.analyze(path, si=True) == json.loads(done.stdout), name
+    # load() reads the file with h5py alone; its running products are the library's.
+    loaded = contactuq.load(files["subset"])
+    levels = contactuq.analyze(files["subset"], si=True)["reliability"]["subset"]["runs"][0]["levels"]
+    run = loaded.subset["runs"][0]
+    assert [lv["running_probability"] for lv in levels] == pytest.approx(list(run["running_probability"]), rel=1e-15)
+    assert [lv["running_ci95"][1] for lv in levels] == pytest.approx(list(run["running_high"]), rel=1e-15)
+    assert [lv["model_calls"] for lv in levels] == list(run["model_calls"])
+    assert [lv["threshold"] for lv in levels] == list(run["threshold"])
+
+
 def test_an_unresolved_result_says_so(tmp_path):
     # One level of subset simulation cannot reach P ~ 0.013 with p0 = 0.1: an upper bound only.
     study = tmp_path / "short.toml"
@@ -154,10 +179,7 @@ def test_plot_writes_the_figures(files, tmp_path):
 
 
 def test_run_from_python(tmp_path):
-    try:
-        from contactuq import _core  # noqa: F401
-    except ImportError:
-        pytest.skip("the extension contactuq._core is not built")
+    _core_or_skip()
     study = tmp_path / "form.toml"
     study.write_text(STUDY.format(options='algorithm = "form"'))
     done = contactuq.run(str(study), output=tmp_path / "form.h5")
