@@ -317,9 +317,9 @@ class Reliability(ResultFile):
         subset: dict of /reliability/subset or None: samples_per_level, p0, replicates,
             run_estimates, run_cov, and runs: one dict per replicate with reached_failure and the
             per-level arrays threshold (of the margin, output_unit), probability (conditional
-            p_i), samples, acceptance, gamma, cov (delta_i), and running_probability,
-            running_low, running_high, model_calls (P up to each level with its lognormal 95 %
-            interval from sqrt(sum delta_i^2), and the model calls up to it).
+            p_i), samples, acceptance, gamma, cov (delta_i), cumulative_cov, and
+            running_probability, running_low, running_high, model_calls (P up to each level with
+            its lognormal 95 % interval from cumulative_cov, and the model calls up to it).
     """
 
     GROUP = "reliability"
@@ -383,6 +383,8 @@ class Reliability(ResultFile):
             run = {"reached_failure": bool(self.attr(path, "reached_failure", 1))}
             for key in ("threshold", "probability", "samples", "acceptance", "gamma", "cov"):
                 run[key] = np.atleast_1d(np.asarray(self.get(f"{path}/{key}", np.empty(0)), dtype=float))
+            if f"{path}/cumulative_cov" in self.members:
+                run["cumulative_cov"] = np.atleast_1d(np.asarray(self.get(f"{path}/cumulative_cov"), dtype=float))
             run.update(_running_product(run))
             runs.append(run)
             k += 1
@@ -414,11 +416,13 @@ def _event_unit(event):
 
 def _running_product(run):
     """P up to each level of a subset run (the product of its p_i), the lognormal 95 % interval
-    from sqrt(sum delta_i^2) as the run's own, and the model calls up to each level: N_0 on
-    level 0, then N_i less the p_{i-1} N_{i-1} seeds evaluated on the level before."""
+    from the run's CoV up to that level (cumulative_cov; sqrt(sum delta_i^2) in files written
+    before it was stored), and the model calls up to each level: N_0 on level 0, then N_i less
+    the p_{i-1} N_{i-1} seeds evaluated on the level before."""
     p, cov, n = run["probability"], run["cov"], run["samples"]
     product = np.cumprod(p)
-    s = np.sqrt(np.log1p(np.cumsum(cov * cov)))
+    cumulative = run.get("cumulative_cov")
+    s = np.sqrt(np.log1p(cumulative**2 if cumulative is not None else np.cumsum(cov * cov)))
     z = 1.959963984540054
     calls = n.copy()
     calls[1:] = n[1:] - np.round(p[:-1] * n[:-1])

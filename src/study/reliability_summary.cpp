@@ -95,6 +95,8 @@ form_summary read_form(const h5::group& fg, const std::vector<std::string>& inpu
 }
 
 // The levels of one subset run with the running product P_i, its interval and the calls so far.
+// The interval's CoV is the file's cumulative_cov (the run's estimator over levels 0..i);
+// files without it (written before it was stored) fall back to sqrt(sum delta_i^2).
 subset_run_summary read_run(const h5::group& lg, double threshold_factor) {
   subset_run_summary run;
   run.reached_failure = count(lg, "reached_failure") != 0;
@@ -102,7 +104,7 @@ subset_run_summary read_run(const h5::group& lg, double threshold_factor) {
                             probability = doubles(lg, "probability"),
                             samples = doubles(lg, "samples"),
                             acceptance = doubles(lg, "acceptance"), gamma = doubles(lg, "gamma"),
-                            cov = doubles(lg, "cov");
+                            cov = doubles(lg, "cov"), cumulative = doubles(lg, "cumulative_cov");
   double p = 1.0, variance = 0.0, calls = 0.0;
   for (std::size_t i = 0; i < threshold.size(); ++i) {
     subset_level l{threshold[i] * threshold_factor,
@@ -112,7 +114,7 @@ subset_run_summary read_run(const h5::group& lg, double threshold_factor) {
                    gamma[i],
                    cov[i]};
     p *= probability[i];
-    variance += cov[i] * cov[i];
+    variance = i < cumulative.size() ? cumulative[i] * cumulative[i] : variance + cov[i] * cov[i];
     calls += i == 0 ? samples[0] : samples[i] - std::round(probability[i - 1] * samples[i - 1]);
     const double s = std::sqrt(std::log1p(variance));
     l.running_probability = p;

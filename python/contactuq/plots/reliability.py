@@ -59,7 +59,7 @@ def subset_figure(r, outdir, fmt):
                         if first else other)
         if first:
             running_ax.fill_between(calls, run["running_low"], run["running_high"], color=COLOURS["band"], alpha=0.35,
-                                    linewidth=0, label="its 95 % interval (lognormal, sqrt(sum delta_i^2))")
+                                    linewidth=0, label="its 95 % interval (lognormal, the CoV up to the level)")
     threshold_ax.axhline(0.0, color=COLOURS["limit"], linestyle="--", linewidth=1.0, label="failure: margin 0")
     threshold_ax.set_xlabel("level i [-]")
     threshold_ax.set_ylabel(axis_label(f"threshold b_i of the margin of {r.output}", r.output_unit, r.output))
