@@ -12,19 +12,12 @@
 #include "contactuq/error.hpp"
 #include "contactuq/uq/random.hpp"
 #include "contactuq/uq/reliability.hpp"
+#include "limit_states.hpp"
 
 using namespace contactuq::uq;
+using namespace contactuq::uq::test_cases;
 
 namespace {
-
-double normal_tail(double beta) { return 0.5 * std::erfc(beta / std::sqrt(2.0)); }  // Phi(-beta)
-
-limit_state linear(double beta) {
-  return [beta](const Eigen::MatrixXd& u) -> Eigen::VectorXd {
-    const double a = beta * std::sqrt(static_cast<double>(u.cols()));
-    return (a - u.rowwise().sum().array()).matrix();
-  };
-}
 
 // R - S with R ~ N(200, 20), S ~ N(150, 10), in u: g = 50 + 20 u_1 - 10 u_2; beta = sqrt(5),
 // design point u* = -beta alpha = (-2, 1).
@@ -35,17 +28,6 @@ limit_state r_minus_s() {
 }
 const double r_minus_s_pf = normal_tail(std::sqrt(5.0));  // 0.012674
 
-limit_state four_branch() {
-  return [](const Eigen::MatrixXd& u) {
-    Eigen::VectorXd y(u.rows());
-    const double r = std::sqrt(2.0);
-    for (Eigen::Index i = 0; i < u.rows(); ++i) {
-      const double a = u(i, 0), b = u(i, 1), q = 0.1 * (a - b) * (a - b);
-      y(i) = std::min({3.0 + q - (a + b) / r, 3.0 + q + (a + b) / r, (a - b) + 7.0 / r, (b - a) + 7.0 / r});
-    }
-    return y;
-  };
-}
 
 double standard_error(const probability_estimate& p) { return p.cov * p.estimate; }
 

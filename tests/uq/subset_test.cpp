@@ -9,33 +9,13 @@
 
 #include "contactuq/error.hpp"
 #include "contactuq/uq/reliability.hpp"
+#include "limit_states.hpp"
 
 using namespace contactuq::uq;
+using namespace contactuq::uq::test_cases;
 
 namespace {
 
-double normal_tail(double beta) { return 0.5 * std::erfc(beta / std::sqrt(2.0)); }  // Phi(-beta)
-
-// g = beta sqrt(n) - sum u_i: Pf = Phi(-beta) in any dimension n.
-limit_state linear(double beta) {
-  return [beta](const Eigen::MatrixXd& u) -> Eigen::VectorXd {
-    const double a = beta * std::sqrt(static_cast<double>(u.cols()));
-    return (a - u.rowwise().sum().array()).matrix();
-  };
-}
-
-// The four-branch series system (otbenchmark, k = 7) in two standard normals.
-limit_state four_branch() {
-  return [](const Eigen::MatrixXd& u) {
-    Eigen::VectorXd y(u.rows());
-    const double r = std::sqrt(2.0);
-    for (Eigen::Index i = 0; i < u.rows(); ++i) {
-      const double a = u(i, 0), b = u(i, 1), q = 0.1 * (a - b) * (a - b);
-      y(i) = std::min({3.0 + q - (a + b) / r, 3.0 + q + (a + b) / r, (a - b) + 7.0 / r, (b - a) + 7.0 / r});
-    }
-    return y;
-  };
-}
 constexpr double four_branch_pf = 2.2228e-3;
 
 // |ln(estimate / truth)| in units of the run's sigma_ln = sqrt(ln(1 + cov^2)).
