@@ -521,30 +521,24 @@ form_search run_form(const limit_state& g, std::size_t dimension, const form_opt
   return out;
 }
 
-sorm_result run_sorm(const limit_state& g, const form_result& form, const form_options& options) {
-  options.validate();
-  sorm_result r;
-  r.probability.cov = nan;
-  r.breitung = r.hohenbichler = r.tvedt = nan;
-  r.probability.estimate = r.probability.ci_low = r.probability.ci_high = nan;
-  const auto d = form.u_star.size();
-  r.curvatures = Eigen::VectorXd::Constant(std::max<Eigen::Index>(d - 1, 0), nan);
-  if (!form.converged || d == 0 || !form.u_star.allFinite() || !std::isfinite(form.beta)) {
-    r.probability.interval = "none (SORM needs a converged FORM design point)";
-    return r;
-  }
-  if (!g) throw parameter_error("limit_state", "SORM needs a limit state function");
-  counted_state counted(g);
-  const Eigen::VectorXd& u = form.u_star;
+namespace {
 
-  // Central differences, steps s_i = 10 difference_step max(1, |u_i|), all points in one batch:
-  //   u;  u +- s_i e_i;  u +- s_i e_i +- s_j e_j (i < j)
-  //   H_ii = (g(u + s_i e_i) - 2 g(u) + g(u - s_i e_i)) / s_i^2
-  //   H_ij = (g(++) - g(+-) - g(-+) + g(--)) / (4 s_i s_j),  grad_i = (g(u + s_i e_i) - g(u - s_i
-  //   e_i)) / 2 s_i
+struct hessian_estimate {
+  Eigen::MatrixXd hessian;
+  Eigen::VectorXd gradient;
+  bool finite = true;  ///< g finite at every stencil point
+};
+
+// Central differences at u, steps s_i = 10 difference_step max(1, |u_i|), all points in one batch:
+//   u;  u +- s_i e_i;  u +- s_i e_i +- s_j e_j (i < j)
+//   H_ii = (g(u + s_i e_i) - 2 g(u) + g(u - s_i e_i)) / s_i^2
+//   H_ij = (g(++) - g(+-) - g(-+) + g(--)) / (4 s_i s_j),  grad_i = (g(u + s_i e_i) - g(u - s_i
+//   e_i)) / 2 s_i
+hessian_estimate central_differences(counted_state& counted, const Eigen::VectorXd& u, double difference_step) {
+  const auto d = u.size();
   Eigen::VectorXd s(d);
   for (Eigen::Index i = 0; i < d; ++i) {
-    const double step = 10.0 * options.difference_step * std::max(1.0, std::abs(u(i)));
+    const double step = 10.0 * difference_step * std::max(1.0, std::abs(u(i)));
     s(i) = (u(i) + step) - u(i);
   }
   const Eigen::Index rows = 1 + 2 * d + 2 * d * (d - 1);
@@ -563,27 +557,51 @@ sorm_result run_sorm(const limit_state& g, const form_result& form, const form_o
           ++row;
         }
   const Eigen::VectorXd v = counted(batch);
-  r.probability.model_calls = counted.calls();
-  r.probability.failed_calls = counted.failed();
-  if (!v.allFinite()) {
-    r.probability.interval = fmt::format("none (SORM: g not finite at {} of the {} Hessian points)",
-                                         counted.failed(), rows);
-    return r;
-  }
-  Eigen::MatrixXd hessian(d, d);
-  Eigen::VectorXd gradient(d);
+  hessian_estimate h{Eigen::MatrixXd(d, d), Eigen::VectorXd(d), v.allFinite()};
+  if (!h.finite) return h;
   for (Eigen::Index i = 0; i < d; ++i) {
     const double plus = v(1 + 2 * i), minus = v(2 + 2 * i);
-    hessian(i, i) = (plus - 2.0 * v(0) + minus) / (s(i) * s(i));
-    gradient(i) = (plus - minus) / (2.0 * s(i));
+    h.hessian(i, i) = (plus - 2.0 * v(0) + minus) / (s(i) * s(i));
+    h.gradient(i) = (plus - minus) / (2.0 * s(i));
   }
   row = 1 + 2 * d;
   for (Eigen::Index i = 0; i < d; ++i)
     for (Eigen::Index j = i + 1; j < d; ++j) {
       const double pp = v(row), pm = v(row + 1), mp = v(row + 2), mm = v(row + 3);
       row += 4;
-      hessian(i, j) = hessian(j, i) = (pp - pm - mp + mm) / (4.0 * s(i) * s(j));
+      h.hessian(i, j) = h.hessian(j, i) = (pp - pm - mp + mm) / (4.0 * s(i) * s(j));
     }
+  return h;
+}
+
+}  // namespace
+
+sorm_result run_sorm(const limit_state& g, const form_result& form, const form_options& options) {
+  options.validate();
+  sorm_result r;
+  r.probability.cov = nan;
+  r.breitung = r.hohenbichler = r.tvedt = nan;
+  r.probability.estimate = r.probability.ci_low = r.probability.ci_high = nan;
+  const auto d = form.u_star.size();
+  r.curvatures = Eigen::VectorXd::Constant(std::max<Eigen::Index>(d - 1, 0), nan);
+  if (!form.converged || d == 0 || !form.u_star.allFinite() || !std::isfinite(form.beta)) {
+    r.probability.interval = "none (SORM needs a converged FORM design point)";
+    return r;
+  }
+  if (!g) throw parameter_error("limit_state", "SORM needs a limit state function");
+  counted_state counted(g);
+  const Eigen::VectorXd& u = form.u_star;
+
+  const hessian_estimate h = central_differences(counted, u, options.difference_step);
+  r.probability.model_calls = counted.calls();
+  r.probability.failed_calls = counted.failed();
+  if (!h.finite) {
+    r.probability.interval = fmt::format("none (SORM: g not finite at {} of the {} Hessian points)",
+                                         counted.failed(), counted.calls());
+    return r;
+  }
+  const Eigen::MatrixXd& hessian = h.hessian;
+  const Eigen::VectorXd& gradient = h.gradient;
   const double gn = gradient.norm();
   if (!(gn > 0.0)) {
     r.probability.interval = "none (SORM: zero gradient at the design point)";

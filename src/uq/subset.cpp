@@ -12,6 +12,7 @@
 #include <limits>
 #include <numbers>
 #include <numeric>
+#include <optional>
 
 #include "contactuq/error.hpp"
 #include "contactuq/uq/random.hpp"
@@ -211,6 +212,79 @@ level_samples grow_chains(const limit_state& g, const Eigen::MatrixXd& seeds,
   return s;
 }
 
+// Level 0: plain Monte Carlo. Points whose g is not finite cannot be ranked: they are left out
+// of the level (counted in failed_calls), i.e. taken to fall like the others.
+level_samples first_level(const limit_state& g, std::size_t n, Eigen::Index d, engine& e, probability_estimate& p) {
+  level_samples s;
+  Eigen::MatrixXd u(static_cast<Eigen::Index>(n), d);
+  for (Eigen::Index i = 0; i < u.rows(); ++i)
+    for (Eigen::Index k = 0; k < d; ++k) u(i, k) = standard_normal(e);
+  const Eigen::VectorXd y = evaluate(g, u, p);
+  std::vector<Eigen::Index> finite;
+  for (Eigen::Index i = 0; i < y.size(); ++i)
+    if (std::isfinite(y(i))) finite.push_back(i);
+  s.u.resize(static_cast<Eigen::Index>(finite.size()), d);
+  s.g.resize(static_cast<Eigen::Index>(finite.size()));
+  for (std::size_t i = 0; i < finite.size(); ++i) {
+    s.u.row(static_cast<Eigen::Index>(i)) = u.row(finite[i]);
+    s.g(static_cast<Eigen::Index>(i)) = y(finite[i]);
+  }
+  s.start.resize(finite.size());
+  s.length.assign(finite.size(), 1);
+  std::iota(s.start.begin(), s.start.end(), std::size_t{0});
+  return s;
+}
+
+// The next intermediate threshold b: the p0-quantile of the level's g, midway between the N p0-th
+// and the next smallest value (Au & Beck 2001, section 4); with ties at it, all of the tied
+// samples fall below it. None when the level cannot progress below `previous`.
+std::optional<double> next_threshold(const Eigen::VectorXd& g, double p0, double previous) {
+  const auto size = static_cast<std::size_t>(g.size());
+  std::vector<double> sorted(g.data(), g.data() + size);
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t k =
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::llround(static_cast<double>(size) * p0)), 1, size);
+  double b = k < size ? 0.5 * (sorted[k - 1] + sorted[k]) : sorted[k - 1];
+  if (k < size && sorted[k - 1] == sorted[k]) b = sorted[k - 1];
+  if (b >= previous) {
+    // More than 1 - p0 of the level sits on the previous threshold (a g with ties): move to the
+    // largest value below it, or stop when there is none.
+    const auto below = std::lower_bound(sorted.begin(), sorted.end(), previous);
+    if (below == sorted.begin()) return std::nullopt;
+    b = *(below - 1);
+  }
+  return b;
+}
+
+// The estimate, its CoV (lineage_variance: for the running product up to each level and for the
+// whole) and its interval, once the levels are done.
+void finish_run(subset_run& run, double product, const std::vector<std::vector<double>>& share,
+                const std::vector<std::vector<std::size_t>>& parent) {
+  probability_estimate& p = run.probability;
+  double variance = 0.0;
+  for (std::size_t k = 1; k <= share.size(); ++k) {
+    const std::vector<std::vector<double>> first(share.begin(), share.begin() + static_cast<std::ptrdiff_t>(k));
+    variance = lineage_variance(first, parent, run.levels);
+    run.levels[k - 1].cumulative_cov = std::sqrt(variance);
+  }
+  p.cov = std::sqrt(variance);
+  if (run.reached_failure) {
+    p.estimate = product;
+    p.interval = "lognormal(cov)";
+    lognormal_interval(p, z975);
+    return;
+  }
+  // The chain of levels ended above g = 0: the product is P(g <= b_last), an upper bound of Pf,
+  // not an estimate of it. The estimate is NaN; ci_high is the bound's own upper 97.5 % limit
+  // and ci_low 0.
+  p.estimate = nan;
+  p.cov = nan;
+  const double s_ln = std::sqrt(std::log1p(variance));
+  p.ci_low = 0.0;
+  p.ci_high = run.levels.empty() ? 1.0 : product * std::exp(z975 * s_ln);
+  p.interval = "upper bound: max_levels reached (or no progress) before g <= 0";
+}
+
 subset_run run_one(const limit_state& g, std::size_t dimension, const subset_options& o,
                    std::uint64_t replicate) {
   subset_run run;
@@ -219,27 +293,7 @@ subset_run run_one(const limit_state& g, std::size_t dimension, const subset_opt
   const std::size_t n = o.samples_per_level;
   const auto d = static_cast<Eigen::Index>(dimension);
 
-  // Level 0: plain Monte Carlo. Points whose g is not finite cannot be ranked: they are left
-  // out of the level (counted in failed_calls), i.e. taken to fall like the others.
-  level_samples s;
-  {
-    Eigen::MatrixXd u(static_cast<Eigen::Index>(n), d);
-    for (Eigen::Index i = 0; i < u.rows(); ++i)
-      for (Eigen::Index k = 0; k < d; ++k) u(i, k) = standard_normal(e);
-    const Eigen::VectorXd y = evaluate(g, u, p);
-    std::vector<Eigen::Index> finite;
-    for (Eigen::Index i = 0; i < y.size(); ++i)
-      if (std::isfinite(y(i))) finite.push_back(i);
-    s.u.resize(static_cast<Eigen::Index>(finite.size()), d);
-    s.g.resize(static_cast<Eigen::Index>(finite.size()));
-    for (std::size_t i = 0; i < finite.size(); ++i) {
-      s.u.row(static_cast<Eigen::Index>(i)) = u.row(finite[i]);
-      s.g(static_cast<Eigen::Index>(i)) = y(finite[i]);
-    }
-    s.start.resize(finite.size());
-    s.length.assign(finite.size(), 1);
-    std::iota(s.start.begin(), s.start.end(), std::size_t{0});
-  }
+  level_samples s = first_level(g, n, d, e, p);
 
   // Per level: x_a = (I_a - p_i) / (N_i p_i), sample a's share of the error of ln p_i, and
   // parent[i][a], the row of level i - 1 that seeded a's chain (level 0: none).
@@ -251,23 +305,10 @@ subset_run run_one(const limit_state& g, std::size_t dimension, const subset_opt
   for (int level = 0; level < o.max_levels; ++level) {
     const auto size = static_cast<std::size_t>(s.g.size());
     if (size == 0) break;  // every evaluation failed
-    std::vector<double> sorted(s.g.data(), s.g.data() + size);
-    std::sort(sorted.begin(), sorted.end());
-    // b = the p0-quantile, midway between the N p0-th and the next smallest value (Au & Beck
-    // 2001, section 4); with ties at it, all of the tied samples fall below it.
-    const std::size_t k = std::clamp<std::size_t>(
-        static_cast<std::size_t>(std::llround(static_cast<double>(size) * o.p0)), 1, size);
-    double b = k < size ? 0.5 * (sorted[k - 1] + sorted[k]) : sorted[k - 1];
-    if (k < size && sorted[k - 1] == sorted[k]) b = sorted[k - 1];
-    if (b >= previous) {
-      // More than 1 - p0 of the level sits on the previous threshold (a g with ties): move to
-      // the largest value below it, or stop when there is none (the level cannot progress).
-      const auto below = std::lower_bound(sorted.begin(), sorted.end(), previous);
-      if (below == sorted.begin()) break;
-      b = *(below - 1);
-    }
-    const bool last = b <= 0.0;
-    if (last) b = 0.0;
+    const std::optional<double> next = next_threshold(s.g, o.p0, previous);
+    if (!next) break;
+    const bool last = *next <= 0.0;
+    const double b = last ? 0.0 : *next;
     std::vector<char> indicator(size);
     std::size_t inside = 0;
     for (std::size_t i = 0; i < size; ++i) {
@@ -314,31 +355,7 @@ subset_run run_one(const limit_state& g, std::size_t dimension, const subset_opt
     previous = b;
   }
 
-  // delta^2 by clusters of common ancestry, within and between levels (lineage_variance), for
-  // the running product up to each level and for the whole.
-  double variance = 0.0;
-  for (std::size_t k = 1; k <= share.size(); ++k) {
-    const std::vector<std::vector<double>> first(share.begin(), share.begin() + static_cast<std::ptrdiff_t>(k));
-    variance = lineage_variance(first, parent, run.levels);
-    run.levels[k - 1].cumulative_cov = std::sqrt(variance);
-  }
-  p.cov = std::sqrt(variance);
-
-  if (run.reached_failure) {
-    p.estimate = product;
-    p.interval = "lognormal(cov)";
-    lognormal_interval(p, z975);
-  } else {
-    // The chain of levels ended above g = 0: the product is P(g <= b_last), an upper bound
-    // of Pf, not an estimate of it. The estimate is NaN; ci_high is the bound's own upper
-    // 97.5 % limit and ci_low 0.
-    p.estimate = nan;
-    p.cov = nan;
-    const double s_ln = std::sqrt(std::log1p(variance));
-    p.ci_low = 0.0;
-    p.ci_high = run.levels.empty() ? 1.0 : product * std::exp(z975 * s_ln);
-    p.interval = "upper bound: max_levels reached (or no progress) before g <= 0";
-  }
+  finish_run(run, product, share, parent);
   return run;
 }
 
