@@ -31,9 +31,9 @@ _installed_data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
 if not os.environ.get("CONTACTUQ_DATA") and os.path.isdir(_installed_data):
     os.environ["CONTACTUQ_DATA"] = os.path.normpath(_installed_data)
 
-from .api import Evaluation, Model, analyze, check, models, run, to_toml  # noqa: E402
+from .api import Evaluation, Model, analyze, check, models, register_model, run, to_toml  # noqa: E402
 
-__all__ = ["Ensemble", "ResultFile", "Reliability", "load", "file_format", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN", "models",
+__all__ = ["Ensemble", "ResultFile", "Reliability", "load", "file_format", "complete_rows", "STATUS_CODES", "STATUS_NOT_WRITTEN", "models", "register_model",
            "Model", "Evaluation", "run", "check", "analyze", "to_toml"]
 
 #: Names of the codes in /status, indexed by code.

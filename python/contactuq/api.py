@@ -16,11 +16,12 @@ command line's message (as ValueError). Values are SI unless a string gives unit
 import json
 import math
 import os
+import re
 import tomllib
 
 import numpy as np
 
-__all__ = ["models", "Model", "Evaluation", "run", "check", "analyze", "to_toml"]
+__all__ = ["models", "Model", "Evaluation", "register_model", "run", "check", "analyze", "to_toml"]
 
 
 def _core():
@@ -83,6 +84,51 @@ def to_toml(study, prefix=""):
 
 # --- models -------------------------------------------------------------------------------------
 
+_python_models = set()
+
+
+def _declared(name, spec, is_input):
+    """(name, unit, nominal, low, high) of one input or output as register_model takes it."""
+    nan, inf = float("nan"), float("inf")
+    if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+        return (name, "", float(spec), -inf, inf)
+    if isinstance(spec, str):
+        match = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*", spec)
+        if match and is_input:
+            return (name, match.group(2), float(match.group(1)), -inf, inf)
+        return (name, spec.strip(), nan, -inf, inf)
+    if isinstance(spec, dict):
+        allowed = {"unit", "nominal", "low", "high"} if is_input else {"unit"}
+        unknown = set(spec) - allowed
+        if unknown:
+            raise ValueError(f"{'input' if is_input else 'output'} {name!r}: unknown key(s) {sorted(unknown)}; "
+                             f"allowed: {sorted(allowed)}")
+        return (name, str(spec.get("unit", "")), float(spec.get("nominal", nan)), float(spec.get("low", -inf)),
+                float(spec.get("high", inf)))
+    raise TypeError(f"{'input' if is_input else 'output'} {name!r}: expected a unit (\"mm\"), a value with units "
+                    f"(\"2.5 mm\"), a number or a dict {{unit, nominal, low, high}}, not {spec!r}")
+
+
+def register_model(name, function, inputs, outputs, vectorized=False, replace=False):
+    """Makes a Python function a contactuq model named `name`: a study run from this process with
+    [model] type = name runs it under any method (sample, nested, optimize, calibrate, reliability).
+
+    inputs: {name: spec}, in the order the function takes them; spec is a unit ("mm"), a nominal
+    value with its unit ("2.5 mm"), a number (dimensionless nominal) or {"unit", "nominal", "low",
+    "high"} (the valid range, checked against a study's values and distributions). outputs: {name:
+    unit} or a list of dimensionless names. Values cross in these units, not SI.
+
+    Not vectorized: function(**inputs) is called once per case and returns a number (one output), a
+    sequence in output order or a dict by output name. Vectorized: function(X) gets an (n, inputs)
+    array and returns (n, outputs). An exception, a wrong shape or a non-finite value is a failed
+    case with the message; the study goes on. Calls hold the GIL, so they run one at a time: use a
+    vectorized NumPy function for speed, or an external model for process parallelism."""
+    if isinstance(outputs, (list, tuple)):
+        outputs = {o: "" for o in outputs}
+    _core().register_model(str(name), function, [_declared(k, v, True) for k, v in inputs.items()],
+                           [_declared(k, v, False) for k, v in outputs.items()], bool(vectorized), bool(replace))
+    _python_models.add(str(name))
+
 def _studies_dir():
     here = os.path.dirname(os.path.abspath(__file__))
     for d in (os.environ.get("CONTACTUQ_STUDIES", ""),
@@ -126,6 +172,9 @@ def models():
                 continue  # removed since the folder was listed
             entry.update(inputs=m.inputs, outputs=m.outputs, curves=m.curves, example=path)
             break
+        if name in _python_models:
+            m = Model({"type": name})
+            entry.update(inputs=m.inputs, outputs=m.outputs, curves=m.curves, python=True)
         out.append(entry)
     return out
 

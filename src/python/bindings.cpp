@@ -10,11 +10,13 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "contactuq/engine/run_study.hpp"
@@ -23,6 +25,7 @@
 #include "contactuq/study/reliability_summary.hpp"
 #include "contactuq/study/summary_report.hpp"
 #include "contactuq/units/quantity.hpp"
+#include "python_model.hpp"
 
 namespace py = pybind11;
 using namespace contactuq;
@@ -82,13 +85,39 @@ py::dict evaluate(const model::model& m, py::array_t<double, py::array::c_style 
     tbb::task_arena arena(threads > 0 ? static_cast<int>(threads) : tbb::task_arena::automatic);
     tbb::enumerable_thread_specific<std::optional<model::model>> clones;
     arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& r) {
+      // Chunks of a few rows each per thread, up to 256: large enough for a batch entry point
+      // (a vectorized Python function is one call per chunk), small enough to balance slow rows.
+      const auto workers = static_cast<std::size_t>(arena.max_concurrency());
+      const std::size_t grain = std::clamp<std::size_t>(n / (4 * workers), 1, 256);
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), [&](const tbb::blocked_range<std::size_t>& r) {
         // A model that is not thread safe is evaluated on one clone per thread.
         const model::model* use = &m;
         if (!m.thread_safe()) {
           auto& clone = clones.local();
           if (!clone) clone = m.clone();
           use = &*clone;
+        }
+        if (use->has_batch()) {  // the model's own batch entry point: the same values, faster
+          const std::size_t rows = r.size(), first = r.begin();
+          std::vector<std::string> errors(rows), notes(rows);
+          model::batch b{rows, std::span<const double>(x + first * d, rows * d),
+                         std::span<double>(outputs.data() + first * k, rows * k), {}, errors, notes};
+          for (std::size_t c = 0; c < curve_values.size(); ++c) {
+            const std::size_t p = m.curves()[c].abscissa.size();
+            b.curves.emplace_back(curve_values[c].data() + first * p, rows * p);
+          }
+          use->evaluate_batch(b);
+          for (std::size_t i = 0; i < rows; ++i) {
+            status[first + i] = errors[i].empty() ? 0 : 1;
+            messages[first + i] = errors[i].empty() ? std::move(notes[i]) : std::move(errors[i]);
+            if (errors[i].empty()) continue;
+            std::fill_n(outputs.begin() + static_cast<std::ptrdiff_t>((first + i) * k), k, nan);
+            for (std::size_t c = 0; c < curve_values.size(); ++c) {
+              const std::size_t p = m.curves()[c].abscissa.size();
+              std::fill_n(curve_values[c].begin() + static_cast<std::ptrdiff_t>((first + i) * p), p, nan);
+            }
+          }
+          return;
         }
         for (std::size_t i = r.begin(); i != r.end(); ++i) {
           try {
@@ -220,5 +249,21 @@ PYBIND11_MODULE(_core, m) {
   m.def("run", &run, py::arg("study_text"), py::arg("file_name"), py::arg("output") = "", py::arg("threads") = 0,
         py::arg("force") = false, py::arg("resume") = false, py::arg("progress") = py::none(),
         py::arg("time_limit") = 0.0);
+  using declared = std::tuple<std::string, std::string, double, double, double>;  // name, unit, nominal, low, high
+  m.def(
+      "register_model",
+      [](const std::string& name, py::object function, const std::vector<declared>& inputs,
+         const std::vector<declared>& outputs, bool vectorized, bool replace) {
+        const auto convert = [](const std::vector<declared>& vs) {
+          std::vector<python::declared_variable> out;
+          for (const auto& [n, u, nominal, low, high] : vs) out.push_back({n, u, nominal, low, high});
+          return out;
+        };
+        python::register_python_model(name, std::move(function), convert(inputs), convert(outputs), vectorized, replace);
+      },
+      py::arg("name"), py::arg("function"), py::arg("inputs"), py::arg("outputs"), py::arg("vectorized") = false,
+      py::arg("replace") = false);
+  // The registry outlives the interpreter: let go of the functions while Python can still do it.
+  py::module_::import("atexit").attr("register")(py::cpp_function(&python::release_python_models));
   m.def("check", &check, py::arg("study_text"), py::arg("file_name"), py::arg("output") = "");
 }
