@@ -21,7 +21,7 @@ const std::string studies = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/";
 
 TEST_CASE("every subcommand has --help", "[cli]") {
   for (const char* sub : {"", "curve", "impact", "units", "run", "summarize", "plot", "optimize", "fit", "synthesize",
-                          "pinslot"}) {
+                          "pinslot", "models"}) {
     const auto r = run(std::string(sub) + " --help");
     INFO(sub);
     CHECK(r.exit_code == 0);
@@ -64,6 +64,24 @@ TEST_CASE("bad input is one clear line and exit code 2", "[cli]") {
   r = run("frobnicate");
   CHECK(r.exit_code == 2);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("models lists every registered model and describes one", "[cli]") {
+  const auto all = run("models");
+  REQUIRE(all.exit_code == 0);
+  for (const char* name : {"expression", "impact", "pinslot", "receptacle_pin", "switch", "threaded_insertion"})
+    CHECK_THAT(all.output, Contains(name));
+  const auto rp = run("models receptacle_pin");
+  REQUIRE(rp.exit_code == 0);
+  CHECK_THAT(rp.output, Contains("K                        N*m/rad"));  // unit beside the name
+  CHECK_THAT(rp.output, Contains("peak_insertion"));
+  CHECK_THAT(rp.output, Contains("curves (1)"));
+  const auto expr = run("models --study " + studies + "expression_r_minus_s.toml");
+  REQUIRE(expr.exit_code == 0);
+  CHECK_THAT(expr.output, Contains("safety_factor"));
+  const auto unknown = run("models nope");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.output, Contains("registered: expression"));
 }
 
 TEST_CASE("units converts a value to SI", "[cli]") {
