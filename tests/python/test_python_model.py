@@ -143,3 +143,12 @@ def test_listed_by_models():
     listed = {m["name"]: m for m in contactuq.models()}
     assert listed["py_r_minus_s"]["python"] is True
     assert [v["name"] for v in listed["py_r_minus_s"]["inputs"]] == ["R", "S"]
+
+
+def test_the_shipped_example_runs(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, os.path.join(STUDIES, "python_r_minus_s.py"), str(tmp_path / "ex.h5")],
+                       capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "'value': 0.0126" in r.stdout  # Phi(-sqrt(5)) = 0.01267
