@@ -5,7 +5,9 @@ layers (LAYERS below, lowest first), so no include cycle can form.
     scripts/check-layers.py [ROOT]      # ROOT: the project root, default the parent of scripts/
 
 A module is the folder right below src/ or include/contactuq/; files directly there (error.hpp)
-are the "(top)" layer, usable by all. Only `#include "contactuq/<module>/..."` lines count.
+are the "(top)" layer, usable by all. `#include "contactuq/<module>/..."` lines count, and so do
+the library's private headers of another module, `#include "<module>/..."` where src/<module>/
+exists (SUNDIALS glue in src/ode/, kept out of the public headers).
 Exit status 0 when every include points down, 1 with one line per offending include otherwise,
 2 for a module that has no layer yet (add it to LAYERS where its includes put it)."""
 import os
@@ -19,6 +21,7 @@ LAYERS = [
     "uq",         # distributions, designs, estimators
     "io",         # study-file reader, HDF5 wrapper, ensemble store: variables and cases, no models
     "contact",    # force laws and the receptacle–pin geometry
+    "ode",        # the ODE toolbox: dopri5 with dense output, event location on it, the CVODE handle
     "dynamics",   # single impact, switch mechanism (ODE systems with events)
     "multibody",  # planar bodies, joints, the pin-slot set-up
     "threaded",   # bolt and nut geometry, the threaded-insertion dynamics
@@ -32,11 +35,13 @@ LAYERS = [
     "python",     # the Python extension contactuq._core: the engine and models from Python
 ]
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"contactuq/([^/"]+)/', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s+"(contactuq/)?([^/"]+)/', re.M)
 
 
 def includes(root):
     """(source module, target module, path, line) for every cross-module include."""
+    src = os.path.join(root, "src")
+    private = {d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d))}
     for base in ("src", os.path.join("include", "contactuq")):
         base_path = os.path.join(root, base)
         for folder, _, files in os.walk(base_path):
@@ -49,8 +54,10 @@ def includes(root):
                 with open(path, encoding="utf-8", errors="replace") as f:
                     for number, line in enumerate(f, 1):
                         m = INCLUDE.match(line)
-                        if m and m.group(1) != source:
-                            yield source, m.group(1), os.path.relpath(path, root), number
+                        if not m or (not m.group(1) and m.group(2) not in private):
+                            continue
+                        if m.group(2) != source:
+                            yield source, m.group(2), os.path.relpath(path, root), number
 
 
 def main():

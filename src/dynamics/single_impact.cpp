@@ -1,13 +1,9 @@
 #include "contactuq/dynamics/single_impact.hpp"
 
-#include <cvode/cvode.h>
 #include <fmt/format.h>
-#include <nvector/nvector_serial.h>
-#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include <algorithm>
 #include <array>
-#include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -15,6 +11,8 @@
 #include "contactuq/contact/contact_geometry.hpp"
 #include "contactuq/contact/cor.hpp"
 #include "contactuq/error.hpp"
+#include "contactuq/ode/dense_output.hpp"
+#include "ode/cvode_handle.hpp"
 
 namespace contactuq::dynamics {
 
@@ -97,11 +95,6 @@ int root(sunrealtype, N_Vector y, sunrealtype* g, void* data) {
   }
 }
 
-void error_handler(int, const char*, const char*, char* message, void* data) {
-  auto& s = *static_cast<callback_state*>(data);
-  if (s.error.empty()) s.error = message;
-}
-
 // Overlap scale: where F(delta, 0) delta = m v0^2 (the energy of a linear spring, within a factor
 // of order one of the peak overlap of any law). Bisection in log10(delta) over [1e-15, 1] m.
 double overlap_scale(const contact::contact_law& law, double mass, double v0) {
@@ -122,8 +115,6 @@ double overlap_scale(const contact::contact_law& law, double mass, double v0) {
   }
   return std::pow(10.0, hi);
 }
-
-namespace odeint = boost::numeric::odeint;
 
 // The state (delta, delta') at a phase's terminal root; empty when the phase failed (the
 // callback state's error says why).
@@ -202,8 +193,6 @@ void record_rebound(impact_run& run, double rate_out) {
 
 using state2 = std::array<double, 2>;
 using roots2 = std::array<double, 2>;  // g[0], g[1] of root_values()
-using dopri5_stepper =
-    decltype(odeint::make_dense_output(1e-12, 1e-10, odeint::runge_kutta_dopri5<state2>()));
 
 // One phase with Boost.Odeint's Dormand-Prince 5(4) and its dense output, on the state scaled
 // to order one (x = delta / scale, u = delta' / v0, tau = t v0 / scale) so that its scalar
@@ -217,8 +206,7 @@ class dopri5_phase {
         s_(s),
         time_scale_(run.scale / run.v0),
         accel_scale_(run.scale / (run.m * run.v0 * run.v0)),
-        stepper_(odeint::make_dense_output(run.o.absolute_tolerance, run.o.relative_tolerance,
-                                           odeint::runge_kutta_dopri5<state2>())) {}
+        stepper_(ode::make_dopri5<state2>(run.o.absolute_tolerance, run.o.relative_tolerance)) {}
 
   // Integrates the phase to its terminal root (g[0]); returns the state there.
   phase_end integrate(phase p, double t0, double d0, double rate0, double& t_root) {
@@ -294,102 +282,59 @@ class dopri5_phase {
   }
 
   // The falling crossing of g[i] in [a, b] (g[i] = ga > 0 at a, gb <= 0 at b) on the dense
-  // output, by the Illinois method.
+  // output.
   double locate(int i, double a, double b, double ga, double gb) {
-    int side = 0;
-    for (int it = 0; it < 100 && b - a > 4e-16 * std::max(1.0, std::abs(b)); ++it) {
-      double c = b - gb * (b - a) / (gb - ga);
-      if (!(c > a && c < b)) c = 0.5 * (a + b);
+    return ode::locate_crossing(a, b, ga, gb, [&](double c) {
       state2 x;
       stepper_.calc_state(c, x);
-      const roots2 gc = g_at(x);
-      if (gc[i] > 0) {
-        a = c, ga = gc[i];
-        if (side == -1) gb *= 0.5;  // Illinois: halve the stale end
-        side = -1;
-      } else {
-        b = c, gb = gc[i];
-        if (side == 1) ga *= 0.5;
-        side = 1;
-      }
-    }
-    return b;
+      return g_at(x)[static_cast<std::size_t>(i)];
+    });
   }
 
   impact_run& run_;
   callback_state& s_;
   const double time_scale_;
   const double accel_scale_;
-  dopri5_stepper stepper_;
+  ode::dopri5_dense_output<state2> stepper_;
 };
 
 }  // namespace
 
 struct impact_simulator::impl {
-  SUNContext context = nullptr;
-  N_Vector y = nullptr;
-  N_Vector abstol = nullptr;
-  N_Vector dky = nullptr;
-  void* cvode = nullptr;
-  SUNNonlinearSolver solver = nullptr;
+  ode::cvode_handle cvode{CV_ADAMS, 2};
   bool initialised = false;
   callback_state state;
 
-  impl() {
-    if (SUNContext_Create(nullptr, &context) != 0)
-      throw std::runtime_error("SUNContext_Create failed");
-    y = N_VNew_Serial(2, context);
-    abstol = N_VNew_Serial(2, context);
-    dky = N_VNew_Serial(2, context);
-    cvode = CVodeCreate(CV_ADAMS, context);
-    if (!y || !abstol || !dky || !cvode) {
-      release();
-      throw std::runtime_error("CVODE allocation failed");
-    }
-  }
-  ~impl() { release(); }
-  void release() {
-    if (cvode) CVodeFree(&cvode);
-    if (solver) SUNNonlinSolFree(solver);
-    if (y) N_VDestroy(y);
-    if (abstol) N_VDestroy(abstol);
-    if (dky) N_VDestroy(dky);
-    if (context) SUNContext_Free(&context);
-  }
-
   // (Re)starts CVODE at (t, delta, rate). Returns false with state.error set on failure.
   bool start(double t, double delta, double rate, const impact_options& o) {
-    double* v = N_VGetArrayPointer(y);
+    double* v = cvode.state();
     v[0] = delta;
     v[1] = rate;
+    void* mem = cvode.memory();
     int flag = 0;
     if (!initialised) {
-      flag = CVodeInit(cvode, rhs, t, y);
-      if (flag == CV_SUCCESS) {
-        solver = SUNNonlinSol_FixedPoint(y, 0, context);
-        flag = CVodeSetNonlinearSolver(cvode, solver);
-      }
-      if (flag == CV_SUCCESS) flag = CVodeRootInit(cvode, 2, root);
-      if (flag == CV_SUCCESS) flag = CVodeSetUserData(cvode, &state);
-      if (flag == CV_SUCCESS) flag = CVodeSetErrHandlerFn(cvode, error_handler, &state);
-      if (flag == CV_SUCCESS) flag = CVodeSetNoInactiveRootWarn(cvode);
+      flag = CVodeInit(mem, rhs, t, cvode.y());
+      if (flag == CV_SUCCESS) flag = cvode.use_fixed_point();
+      if (flag == CV_SUCCESS) flag = CVodeRootInit(mem, 2, root);
+      if (flag == CV_SUCCESS) flag = CVodeSetUserData(mem, &state);
+      if (flag == CV_SUCCESS) flag = cvode.keep_first_error(state.error);
+      if (flag == CV_SUCCESS) flag = CVodeSetNoInactiveRootWarn(mem);
       initialised = flag == CV_SUCCESS;
     } else {
-      flag = CVodeReInit(cvode, t, y);
+      flag = CVodeReInit(mem, t, cvode.y());
     }
-    if (flag == CV_SUCCESS) flag = CVodeSVtolerances(cvode, o.relative_tolerance, abstol);
-    if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(cvode, o.max_steps);
+    if (flag == CV_SUCCESS) flag = CVodeSVtolerances(mem, o.relative_tolerance, cvode.abstol());
+    if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(mem, o.max_steps);
     int directions[2] = {-1, -1};  // delta' or the margin falling to 0; dF/dt turning negative
-    if (flag == CV_SUCCESS) flag = CVodeSetRootDirection(cvode, directions);
+    if (flag == CV_SUCCESS) flag = CVodeSetRootDirection(mem, directions);
     if (flag != CV_SUCCESS && state.error.empty())
       state.error = fmt::format("CVODE setup failed (flag {})", flag);
     return flag == CV_SUCCESS;
   }
 
   // y(t) [delta, rate] inside the last step.
-  std::pair<double, double> at(double t) {
-    CVodeGetDky(cvode, t, 0, dky);
-    const double* d = N_VGetArrayPointer(dky);
+  std::pair<double, double> at(double t) const {
+    const double* d = cvode.dense_state(t);
     return {d[0], d[1]};
   }
 
@@ -423,7 +368,7 @@ struct impact_simulator::impl {
       return false;
     }
     run.scale = overlap_scale(run.law, run.m, run.v0);
-    double* atol = N_VGetArrayPointer(abstol);
+    double* atol = cvode.abstol_values();
     atol[0] = run.o.absolute_tolerance * run.scale;
     atol[1] = run.o.absolute_tolerance * run.v0;
     state.rate_step = 1e-7 * run.scale / run.v0;
@@ -457,7 +402,7 @@ struct impact_simulator::impl {
     double t_prev = t0;
     for (long calls = 0;; ++calls) {
       double t = 0.0;
-      const int flag = CVode(cvode, t0 + 1e6, y, &t, mode);
+      const int flag = CVode(cvode.memory(), t0 + 1e6, cvode.y(), &t, mode);
       if (flag == CV_TOO_MUCH_WORK || (flag >= 0 && calls >= o.max_steps)) {
         state.error = too_many_steps(o, p);
         return std::nullopt;
@@ -477,9 +422,9 @@ struct impact_simulator::impl {
   // At a root CVODE returned at t: the force there counts for the peak; the state is returned
   // if the root is the terminal one (g[0]).
   phase_end cvode_root(impact_run& run, double t, double& t_root) {
-    const double* v = N_VGetArrayPointer(y);
+    const double* v = cvode.state();
     int found[2] = {0, 0};
-    CVodeGetRootInfo(cvode, found);
+    CVodeGetRootInfo(cvode.memory(), found);
     run.r.peak_force = std::max(run.r.peak_force, run.law.peek_force(v[0], v[1]));
     // One force peak per loading phase: searching on would restart CVODE on a root of a
     // finite difference that can be exactly zero on both sides (CV_CLOSE_ROOTS).
@@ -487,7 +432,7 @@ struct impact_simulator::impl {
     if (found[0] == 0) return std::nullopt;
     t_root = t;
     long steps = 0;
-    CVodeGetNumSteps(cvode, &steps);
+    CVodeGetNumSteps(cvode.memory(), &steps);
     run.r.steps += steps;
     return std::make_pair(v[0], v[1]);
   }

@@ -12,6 +12,7 @@
 
 #include "contactuq/contact/cor.hpp"
 #include "contactuq/error.hpp"
+#include "contactuq/ode/dense_output.hpp"
 #include "switch_equations.hpp"
 
 namespace contactuq::dynamics {
@@ -71,8 +72,6 @@ class switch_simulation {
 
  private:
   enum class event { none, start, release, peak, part };
-  using dense_stepper =
-      odeint::result_of::make_dense_output<odeint::runge_kutta_dopri5<state>>::type;
 
   // One integrator step: from (ta, y_a) to (tb, y_b), events at its end.
   struct step_span {
@@ -132,8 +131,8 @@ class switch_simulation {
 
   // Steps of at most t_end / 100, so that no step hides a whole bounce from the event search.
   const double tau_end_ = o_.t_end / time_;
-  dense_stepper stepper_ = odeint::make_dense_output(o_.absolute_tolerance, o_.relative_tolerance,
-                                                     tau_end_ / 100, odeint::runge_kutta_dopri5<state>());
+  ode::dopri5_dense_output<state> stepper_ =
+      ode::make_dopri5<state>(o_.absolute_tolerance, o_.relative_tolerance, tau_end_ / 100);
 
   // Curves on the fixed grid, or at every step (record_steps).
   const std::size_t points_ = o_.record_steps ? 0 : static_cast<std::size_t>(o_.curve_points);
@@ -223,26 +222,11 @@ state switch_simulation::at(double tau) {
   return to_physical(z);
 }
 
-// First crossing of a function (positive before, <= 0 after) in [a, b]: Illinois on the dense
-// output; returns the time on the far side.
+// First crossing of a function of the state (positive before, <= 0 after) in [a, b] on the
+// dense output; returns the time on the far side.
 template <class G>
 double switch_simulation::locate(double a, double b, double ga, double gb, G&& g) {
-  int side = 0;
-  for (int it = 0; it < 100 && b - a > 4e-16 * std::max(1.0, std::abs(b)); ++it) {
-    double c = b - gb * (b - a) / (gb - ga);
-    if (!(c > a && c < b)) c = 0.5 * (a + b);
-    const double gc = g(at(c));
-    if (gc > 0) {
-      a = c, ga = gc;
-      if (side == -1) gb *= 0.5;
-      side = -1;
-    } else {
-      b = c, gb = gc;
-      if (side == 1) ga *= 0.5;
-      side = 1;
-    }
-  }
-  return b;
+  return ode::locate_crossing(a, b, ga, gb, [&](double c) { return g(at(c)); });
 }
 
 void switch_simulation::record_state(double tau_s, const state& s) {

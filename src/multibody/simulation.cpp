@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "contactuq/error.hpp"
+#include "contactuq/ode/dense_output.hpp"
 
 namespace contactuq::multibody {
 
@@ -243,7 +244,6 @@ class evaluator {
 };
 
 namespace odeint = boost::numeric::odeint;
-using dense_stepper = decltype(odeint::make_dense_output(1e-10, 1e-7, 1e-4, odeint::runge_kutta_dopri5<state_type>()));
 
 // Samples on the output grid up to end_time, t = 0 included.
 std::size_t output_samples(const simulation_options& o) {
@@ -399,8 +399,7 @@ class simulation_run {
   // A fresh integrator at (t, y_): its largest step is the contact step while a contact is closed.
   void restart(double t, double dt) {
     const double h = any_closed() ? o_.contact_step : o_.max_step;
-    stepper_.emplace(odeint::make_dense_output(o_.absolute_tolerance, o_.relative_tolerance, h,
-                                               odeint::runge_kutta_dopri5<state_type>()));
+    stepper_.emplace(ode::make_dopri5<state_type>(o_.absolute_tolerance, o_.relative_tolerance, h));
     stepper_->initialize(y_, t, std::min(dt, h));
   }
 
@@ -428,32 +427,23 @@ class simulation_run {
     return end;
   }
 
-  // Root of delta(t) of clearance joint k in [a, b] (delta = gb at b, across) on the dense output
-  // by the Illinois method. Onset: the state where 0 < delta <= delta_0 (we go on to 1e-3
-  // delta_0: the laws here reach delta_0 at the speeds of Section 5); release: the first state
-  // with delta <= 0.
+  // Root of delta(t) of clearance joint k in [a, b] (delta = gb at b, across) on the dense
+  // output. Onset: a rising crossing that stops at the first state where 0 < delta <= delta_0
+  // (we go on to 1e-3 delta_0: the laws here reach delta_0 at the speeds of Section 5); release:
+  // a falling one, to the first state with delta <= 0. Up to 200 iterations.
   double contact_crossing(std::size_t k, bool closed, double a, double b, double gb) {
-    double ga = overlap_at(k, a);
+    const double ga = overlap_at(k, a);
     if (closed ? ga <= 0 : ga > 0) return a;  // already across at the step start
-    const double target = 1e-3 * o_.penetration_tolerance;
-    int side = 0;
-    for (int it = 0; it < 200; ++it) {
-      if (!closed && gb <= target) break;
-      if (b - a <= 4e-16 * std::max(1.0, std::abs(b))) break;
-      double c = b - gb * (b - a) / (gb - ga);
-      if (!(c > a && c < b)) c = 0.5 * (a + b);
-      const double gc = overlap_at(k, c);
-      if (closed ? gc > 0 : gc <= 0) {
-        a = c, ga = gc;
-        if (side == -1) gb *= 0.5;
-        side = -1;
-      } else {
-        b = c, gb = gc;
-        if (side == 1) ga *= 0.5;
-        side = 1;
-      }
+    ode::crossing_search search;
+    search.max_iterations = 200;
+    if (closed) {
+      search.direction = ode::crossing::falling;
+    } else {
+      search.direction = ode::crossing::rising;
+      search.accept = 1e-3 * o_.penetration_tolerance;
     }
-    return b;
+    auto overlap = [&](double c) { return overlap_at(k, c); };
+    return ode::locate_crossing(a, b, ga, gb, overlap, search);
   }
 
   // Samples, peak and impulse over the kept piece [ta, t_stop]. Leaves the state at t_stop in x_
@@ -529,7 +519,7 @@ class simulation_run {
   std::size_t next_sample_ = 0;
   std::vector<double> breakpoints_;  // of the forces, then end_time
   std::size_t next_breakpoint_ = 0;
-  std::optional<dense_stepper> stepper_;
+  std::optional<ode::dopri5_dense_output<state_type>> stepper_;
   std::vector<vec2> f_start_;  // forces at the start of the kept piece
   double t_ = 0.0;
 };

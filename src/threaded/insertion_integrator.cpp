@@ -1,5 +1,7 @@
 #include "insertion_integrator.hpp"
 
+#include <sunmatrix/sunmatrix_dense.h>
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -82,23 +84,16 @@ int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* data, N_
   return 0;
 }
 
-void silent_handler(int, const char*, const char*, char*, void*) {}
-
-// BDF with a dense linear solver, from the bolt moving with the gripper at t = 0; a step is at
-// most half the time between two probe points of a turn (points_per_turn).
-void setup_cvode(cvode_handle& h, cvode_data& data, const insertion_system& sys,
+// Newton with a dense linear solver, from the bolt moving with the gripper at t = 0; a step is
+// at most half the time between two probe points of a turn (points_per_turn).
+void setup_cvode(ode::cvode_handle& h, cvode_data& data, const insertion_system& sys,
                  const insertion_params& params, double t_end) {
   const double pitch = params.thread.pitch;
-  if (SUNContext_Create(nullptr, &h.ctx) != 0)
-    throw std::runtime_error("SUNContext_Create failed");
-  h.y = N_VNew_Serial(n_state, h.ctx);
-  h.atol = N_VNew_Serial(n_state, h.ctx);
-  h.dky = N_VNew_Serial(n_state, h.ctx);
-  sys.initial_state(N_VGetArrayPointer(h.y));
+  sys.initial_state(h.state());
   const double rtol = params.relative_tolerance;
   const double pos_tol = rtol * pitch;
   const double speed = params.feed > 0 ? params.feed : pitch / t_end;
-  double* at = N_VGetArrayPointer(h.atol);
+  double* at = h.abstol_values();
   for (int i = 0; i < 3; ++i) at[i] = pos_tol;
   for (int i = 3; i < 7; ++i) at[i] = 1e-7;
   for (int i = 7; i < 10; ++i) at[i] = 1e3 * rtol * speed;
@@ -109,18 +104,16 @@ void setup_cvode(cvode_handle& h, cvode_data& data, const insertion_system& sys,
   at[i_dissipated] = 1.0;  // [J]: a start dissipates mJ, a slipping clutch a few J
   at[14] = 1e-6;
   at[15] = 1e-6;
-  h.mem = CVodeCreate(CV_BDF, h.ctx);
-  h.A = SUNDenseMatrix(n_state, n_state, h.ctx);
-  h.ls = SUNLinSol_Dense(h.y, h.A, h.ctx);
-  int flag = CVodeInit(h.mem, rhs, 0.0, h.y);
-  if (flag == CV_SUCCESS) flag = CVodeSetUserData(h.mem, &data);
-  if (flag == CV_SUCCESS) flag = CVodeSVtolerances(h.mem, rtol, h.atol);
-  if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(h.mem, h.ls, h.A);
-  if (flag == CV_SUCCESS) flag = CVodeSetJacFn(h.mem, jacobian);
+  void* mem = h.memory();
+  int flag = CVodeInit(mem, rhs, 0.0, h.y());
+  if (flag == CV_SUCCESS) flag = CVodeSetUserData(mem, &data);
+  if (flag == CV_SUCCESS) flag = CVodeSVtolerances(mem, rtol, h.abstol());
+  if (flag == CV_SUCCESS) flag = h.use_dense_newton();
+  if (flag == CV_SUCCESS) flag = CVodeSetJacFn(mem, jacobian);
   // BDF orders 3-5 are not A-stable: at rtol 1e-4 they let the lightly damped tilt mode of an
   // engaged bolt grow (steady screw motion broke into oscillation after three turns); BDF2 is
   // A-stable and costs no more steps here.
-  if (flag == CV_SUCCESS) flag = CVodeSetMaxOrd(h.mem, 2);
+  if (flag == CV_SUCCESS) flag = CVodeSetMaxOrd(mem, 2);
   // The Newton matrix is formed at every step and the Jacobian is at most 20 steps old (CVODE:
   // every 20 steps and 51). A Jacobian kept from a contact that has since opened makes the
   // Newton matrix stiff where the motion is free: the updates shrink, the convergence test
@@ -130,14 +123,14 @@ void setup_cvode(cvode_handle& h, cvode_data& data, const insertion_system& sys,
   // tip-outs in the 2000-start study). On 24 such starts the bound removes every one; on 24
   // starts of the success study it costs 4-6 % more time (stricter Newton tests did not remove
   // them: convergence coefficients 0.05, 0.02 and 0.01 left 1-2 of 8, 0.01 tipped two).
-  if (flag == CV_SUCCESS) flag = CVodeSetLSetupFrequency(h.mem, 1);
-  if (flag == CV_SUCCESS) flag = CVodeSetJacEvalFrequency(h.mem, 20);
-  data.mem = h.mem;
-  if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(h.mem, params.max_steps);
+  if (flag == CV_SUCCESS) flag = CVodeSetLSetupFrequency(mem, 1);
+  if (flag == CV_SUCCESS) flag = CVodeSetJacEvalFrequency(mem, 20);
+  data.mem = mem;
+  if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(mem, params.max_steps);
   if (flag == CV_SUCCESS)
-    flag = CVodeSetMaxStep(h.mem, (pitch / speed) / (2.0 * params.points_per_turn));
-  if (flag == CV_SUCCESS) flag = CVodeSetStopTime(h.mem, t_end);
-  if (flag == CV_SUCCESS) flag = CVodeSetErrHandlerFn(h.mem, silent_handler, nullptr);
+    flag = CVodeSetMaxStep(mem, (pitch / speed) / (2.0 * params.points_per_turn));
+  if (flag == CV_SUCCESS) flag = CVodeSetStopTime(mem, t_end);
+  if (flag == CV_SUCCESS) flag = h.silence_errors();
   if (flag != CV_SUCCESS) throw std::runtime_error("CVODE setup failed");
 }
 

@@ -1,16 +1,12 @@
 #pragma once
 // The CVODE glue of the threaded insertion (threaded_insertion.hpp): the right-hand side and
-// Jacobian callbacks over insertion_system, the solver's memory, and its set-up.
-
-#include <cvode/cvode.h>
-#include <nvector/nvector_serial.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
+// Jacobian callbacks over insertion_system, and the set-up of the solver (ode::cvode_handle).
 
 #include <string>
 
 #include "contactuq/threaded/threaded_insertion.hpp"
 #include "insertion_system.hpp"
+#include "ode/cvode_handle.hpp"
 
 namespace contactuq::threaded::detail {
 
@@ -28,27 +24,14 @@ int rhs(sunrealtype t, N_Vector y, N_Vector yd, void* data);
 int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* data, N_Vector ewt_v,
              N_Vector y_shift, N_Vector f_shift);
 
-struct cvode_handle {
-  SUNContext ctx = nullptr;
-  N_Vector y = nullptr, atol = nullptr, dky = nullptr;
-  SUNMatrix A = nullptr;
-  SUNLinearSolver ls = nullptr;
-  void* mem = nullptr;
-  ~cvode_handle() {
-    if (mem) CVodeFree(&mem);
-    if (ls) SUNLinSolFree(ls);
-    if (A) SUNMatDestroy(A);
-    if (y) N_VDestroy(y);
-    if (atol) N_VDestroy(atol);
-    if (dky) N_VDestroy(dky);
-    if (ctx) SUNContext_Free(&ctx);
-  }
-};
+// The integrator of a start: BDF (its order capped in setup_cvode()) on the n_state states.
+inline constexpr int cvode_method = CV_BDF;
 
-// BDF with a dense linear solver, from the bolt moving with the gripper at t = 0; a step is at
-// most half the time between two probe points of a turn (points_per_turn). `data` must outlive
-// the solver (CVODE holds its address); t_end: the end of the run [s].
-void setup_cvode(cvode_handle& h, cvode_data& data, const insertion_system& sys,
+// Newton with a dense linear solver, from the bolt moving with the gripper at t = 0; a step is
+// at most half the time between two probe points of a turn (points_per_turn). h: a fresh handle
+// of cvode_method on n_state states; `data` must outlive the solver (CVODE holds its address);
+// t_end: the end of the run [s].
+void setup_cvode(ode::cvode_handle& h, cvode_data& data, const insertion_system& sys,
                  const insertion_params& params, double t_end);
 
 }  // namespace contactuq::threaded::detail

@@ -35,7 +35,7 @@ class insertion_run {
         tilt_ok_(plain_ ? params.tip_angle : engaged_tilt_limit(params.thread)),
         full_thread_(plain_ ? 0.0 : p_ * (0.5 + params.thread.runup_angle / two_pi)) {
     setup_cvode(h_, data_, sys_, params_, t_end_);
-    z0_tip_ = tip_of(unpack(N_VGetArrayPointer(h_.y))).z();
+    z0_tip_ = tip_of(unpack(h_.state())).z();
   }
   insertion_run(const insertion_run&) = delete;
   insertion_run& operator=(const insertion_run&) = delete;
@@ -44,14 +44,14 @@ class insertion_run {
   // tipped; or stalled for stall_abort_turns), fails or takes more than max_steps steps.
   void integrate() {
     if (n_hist_ > 0) {
-      record(0.0, N_VGetArrayPointer(h_.y));
+      record(0.0, h_.state());
       next_sample_ = 1;
     }
     // the start itself: the stall window's first point, and a tip started inside the nut may be
     // engaged at t = 0
     bool decided = watch_step();
     while (t_ < t_end_ && !decided) {
-      const int flag = CVode(h_.mem, t_end_, h_.y, &t_, CV_ONE_STEP);
+      const int flag = CVode(h_.memory(), t_end_, h_.y(), &t_, CV_ONE_STEP);
       if (flag < 0) {
         res_.outcome = insertion_outcome::inconclusive;
         res_.message =
@@ -60,7 +60,7 @@ class insertion_run {
       }
       record_history_through(t_);
       long taken = 0;
-      CVodeGetNumSteps(h_.mem, &taken);
+      CVodeGetNumSteps(h_.memory(), &taken);
       if (taken >= params_.max_steps) {
         res_.message = fmt::format("more than max_steps = {} integrator steps by t = {:.4g} s",
                                    params_.max_steps, t_);
@@ -69,7 +69,7 @@ class insertion_run {
       decided = watch_step();
     }
     long steps = 0;
-    CVodeGetNumSteps(h_.mem, &steps);
+    CVodeGetNumSteps(h_.memory(), &steps);
     res_.steps = steps;
     res_.rhs_evaluations = sys_.rhs_count;
     res_.final_time = t_;
@@ -77,7 +77,7 @@ class insertion_run {
 
   // The outcome from the state where the integration stopped.
   insertion_result judge() {
-    const bolt_state s = unpack(N_VGetArrayPointer(h_.y));
+    const bolt_state s = unpack(h_.state());
     const evaluation_terms e = sys_.terms(t_, s, true, false);
     const double depth = -tip_of(s).z() - full_thread_;
     res_.final_tilt = tilt_of(s);
@@ -172,8 +172,7 @@ class insertion_run {
     while (n_hist_ > 1 && next_sample_ < n_hist_) {
       const double ts = t_end_ * next_sample_ / (n_hist_ - 1);
       if (ts > t) break;
-      CVodeGetDky(h_.mem, ts, 0, h_.dky);
-      record(ts, N_VGetArrayPointer(h_.dky));
+      record(ts, h_.dense_state(ts));
       ++next_sample_;
     }
   }
@@ -203,7 +202,7 @@ class insertion_run {
   // error tolerance), and a contact search per step cheaper (a quarter of all searches). The
   // grasp's terms need no search and are exact; cross-threading, judged rarely, searches anew.
   bool watch_step() {
-    const bolt_state s = unpack(N_VGetArrayPointer(h_.y));
+    const bolt_state s = unpack(h_.state());
     static const std::vector<contact_point> none;
     const evaluation_terms grasp = sys_.terms(t_, s, false, false, &none);
     contact_measures c = data_.last;
@@ -241,7 +240,7 @@ class insertion_run {
   const insertion_system& sys_;
   const double p_;      // pitch [m]
   const double t_end_;  // [s]
-  cvode_handle h_;
+  ode::cvode_handle h_{cvode_method, n_state};  // set up by setup_cvode()
   cvode_data data_;
   const bool plain_;  // plain peg and bore: no phase, no cross-threading, depth from the top face
   // largest final tilt of an engaged start; in a plain bore the bore itself bounds the tilt
