@@ -21,20 +21,25 @@ namespace {
 
 void print_sweep(std::FILE* to, const model::model& m, const study::sweep_plan& plan,
                  const std::vector<study::sweep_point>& points) {
-  const model::variable& swept = m.inputs()[plan.input];
-  const auto head = [](const std::string& name, const std::string& unit) {
-    return unit.empty() ? name : fmt::format("{} [{}]", name, unit);
+  const auto head = [](const model::variable& v) {
+    return v.unit.empty() ? v.name : fmt::format("{} [{}]", v.name, v.unit);
   };
-  fmt::print(to, "\n  {:>14}", head(swept.name, swept.unit));
-  for (const auto& v : m.outputs()) fmt::print(to, " {:>14}", head(v.name, v.unit));
+  // One column per scalar output, each as wide as its heading (at least 12).
+  std::vector<std::string> heads{head(m.inputs()[plan.input])};
+  for (const auto& v : m.outputs()) heads.push_back(head(v));
+  std::vector<std::size_t> widths;
+  for (const auto& h : heads) widths.push_back(std::max<std::size_t>(12, h.size()));
+  fmt::print(to, "\n");
+  for (std::size_t c = 0; c < heads.size(); ++c) fmt::print(to, "  {:>{}}", heads[c], widths[c]);
   fmt::print(to, "\n");
   for (const study::sweep_point& p : points) {
-    fmt::print(to, "  {:>14.6g}", p.value);
+    fmt::print(to, "  {:>{}.6g}", p.value, widths[0]);
     if (!p.error.empty()) {
       fmt::print(to, "  failed: {}\n", p.error);
       continue;
     }
-    for (double y : p.result.outputs) fmt::print(to, " {:>14.6g}", y);
+    for (std::size_t j = 0; j < p.result.outputs.size(); ++j)
+      fmt::print(to, "  {:>{}.6g}", p.result.outputs[j], widths[j + 1]);
     fmt::print(to, "\n");
   }
 }

@@ -84,9 +84,9 @@ std::vector<sweep_point> run_sweep(const model::model& m, const sweep_plan& plan
     p.value = plan.values[k];
     try {
       p.result = m.evaluate(plan.inputs(k));
-    } catch (const std::invalid_argument&) {
-      throw;  // the inputs do not fit the model: no result file
     } catch (const std::exception& e) {
+      // The plan fits the model's inputs, so whatever the model throws is about this point: a
+      // value it rejects (parameter_error) or a case without a solution (model_error).
       if (!keep_failures) throw;
       p.error = e.what();
     }

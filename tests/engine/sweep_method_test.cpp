@@ -130,3 +130,27 @@ TEST_CASE("a bad [sweep] table is refused at its key", "[sweep]") {
           out, true),
       Contains("sweep.points"));
 }
+
+TEST_CASE("a sweep records the points the model cannot solve and runs the others", "[sweep]") {
+  scratch s("failed");
+  std::string text = io::study_document::load((studies / "quickstart.toml").string()).text();
+  text = "method = \"sweep\"\n" + text.substr(0, text.find("[parameters.mu]")) +
+         "[sweep]\nparameter = \"mu\"\nvalues = [0.02, 5]\n";  // mu = 5 locks the arm on the cone
+  const auto out = s.dir / "r.h5";
+  const auto r = run_text(text, out);
+  CHECK(r.failed == 1);
+  CHECK(r.exit_code == 0);
+  io::hdf5::file f(out, io::hdf5::file_mode::read_only);
+  CHECK(f.string_attribute("model") == "receptacle_pin");
+  const auto messages = f.open_dataset("messages").read_texts();
+  REQUIRE(messages.size() == 2);
+  CHECK(messages[0].empty());
+  CHECK_THAT(messages[1], Contains("friction lock"));
+  const auto y = f.open_dataset("outputs").read_doubles();
+  const std::size_t m = y.size() / 2;
+  CHECK(std::isfinite(y[0]));
+  CHECK(std::isnan(y[m]));
+  const auto curve = f.open_group("curves").open_dataset("Fx_total").read_doubles();
+  CHECK(std::isfinite(curve.front()));
+  CHECK(std::isnan(curve.back()));
+}

@@ -50,8 +50,8 @@ struct sweep_point {
 };
 
 // Evaluates m at every point of the plan, in order. With keep_failures a point the model
-// rejects is recorded with its message; otherwise the model's exception ends the sweep.
-// std::invalid_argument (inputs the model was not built for) always propagates.
+// rejects (parameter_error) or cannot solve (model_error) is recorded with its message;
+// otherwise the model's exception ends the sweep.
 std::vector<sweep_point> run_sweep(const model::model& m, const sweep_plan& plan,
                                    bool keep_failures);
 

@@ -39,7 +39,8 @@ def plot(path, outdir, fmt, args):
         for k, row in enumerate(np.atleast_2d(curve["values"])):
             colour, style = series_style(k)
             ax.plot(curve["abscissa"] * a_factor, row * factor, lw=1.0, color=colour, linestyle=style,
-                    label=f"{parameter} = {values[k] * x_factor:g} {x_label}")
+                    label=f"{parameter} = {values[k] * x_factor:g} {x_label}"
+                    + (" (failed)" if np.all(np.isnan(row)) else ""))
         ax.set_xlabel(axis_label(curve["abscissa_name"], curve["abscissa_unit"], curve["abscissa_name"]))
         ax.set_ylabel(axis_label(name, curve["ordinate_unit"], name))
         ax.set_title(f"{title}: {name}", fontsize=9)
