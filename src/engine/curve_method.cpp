@@ -1,7 +1,9 @@
-// The receptacle-pin stroke (curve) and its sweeps over one parameter: deterministic curves
-// with their critical points, written as CSV or HDF5.
+// The receptacle-pin stroke (curve) and its sweeps over one parameter: evaluations of the
+// receptacle_pin model in the curve layout (study::curve_model, run as a sweep by
+// study::run_curve_study), with their critical points, written as CSV or HDF5.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "contactuq/study/curve_output.hpp"
@@ -37,28 +39,34 @@ void print_report(std::FILE* to, const study::curve_study_options& opt, const st
                "arms", "d0", "x_c (region)", "x_cr,1", "x_cr,2", "x_cr,3", "x_cr,4", "peak theta");
     fmt::print(to, "  {:<5} {:<9} {:>5} {:>9} {:>16} {:>9} {:>9} {:>9} {:>9} {:>10}\n", "", "", "", len, len, len,
                len, len, len, ang);
+    using study::group_figure;
     for (std::size_t g = 0; g < opt.arms.size(); ++g) {
-      const auto& gs = c.summary.groups[g];
-      const std::string xc = gs.xc ? fmt::format("{:.4f} ({})", L(*gs.xc), contact::to_string(gs.first_contact))
-                                   : std::string("never");
+      const double xc = c.figure(g, group_figure::x_c);
+      const auto region = static_cast<contact::pin_region>(c.figure(g, group_figure::first_contact));
+      const std::string xc_text =
+          std::isnan(xc) ? std::string("never") : fmt::format("{:.4f} ({})", L(xc), contact::to_string(region));
       fmt::print(to, "  g{:<4} {:<9} {:>5} {:>9.4f} {:>16} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.4f}\n", g + 1,
-                 contact::to_string(opt.arms[g].direction), opt.arms[g].count, L(opt.arms[g].d0), xc,
-                 L(gs.x_cr[0]), L(gs.x_cr[1]), L(gs.x_cr[2]), L(gs.x_cr[3]), A(gs.peak_theta));
+                 contact::to_string(opt.arms[g].direction), opt.arms[g].count, L(opt.arms[g].d0), xc_text,
+                 L(c.figure(g, group_figure::x_cr1)), L(c.figure(g, group_figure::x_cr2)),
+                 L(c.figure(g, group_figure::x_cr3)), L(c.figure(g, group_figure::x_cr4)),
+                 A(c.figure(g, group_figure::peak_theta)));
     }
+    using study::curve_figure;
     fmt::print(to, "\n  peak insertion force  (forward, max -Fx_total): {:.4g} {} at x = {:.4f} {}\n",
-               F(c.summary.peak_insertion), force, L(c.summary.peak_insertion_x), len);
+               F(c.figure(curve_figure::peak_insertion)), force, L(c.figure(curve_figure::peak_insertion_x)), len);
     if (s.round_trip)
       fmt::print(to, "  peak withdrawal force (reverse, max +Fx_total): {:.4g} {} at x = {:.4f} {}\n",
-                 F(c.summary.peak_withdrawal), force, L(c.summary.peak_withdrawal_x), len);
+                 F(c.figure(curve_figure::peak_withdrawal)), force, L(c.figure(curve_figure::peak_withdrawal_x)), len);
   }
 
   // Total insertion force of the first case along the stroke.
-  const auto& curve = cases.front().curve;
+  const std::vector<double> x = s.positions();
+  const std::vector<double>& Fx_total = cases.front().Fx_total();
   plot_series forward{{}, {}, '>', "forward stroke"}, reverse{{}, {}, '<', "reverse stroke"};
-  for (std::size_t i = 0; i < curve.x.size(); ++i) {
-    auto& series = i < curve.forward_points ? forward : reverse;
-    series.x.push_back(L(curve.x[i]));
-    series.y.push_back(F(curve.Fx_total[i]));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    auto& series = i < static_cast<std::size_t>(s.points) ? forward : reverse;
+    series.x.push_back(L(x[i]));
+    series.y.push_back(F(Fx_total[i]));
   }
   std::vector<plot_series> series{forward};
   if (!reverse.x.empty()) series.push_back(reverse);
@@ -84,11 +92,11 @@ run_result run_curve(const io::study_document& doc, const run_options& o, const 
   io::make_parent_folder(out);
   if (out.extension() == ".csv") {
     io::write_then_rename(out, [&](const path& file) { study::write_curve_csv(file, options, cases); });
-    fmt::print(to, "\nwrote {} ({} rows)\n", out.string(), cases.size() * cases.front().curve.x.size());
+    fmt::print(to, "\nwrote {} ({} rows)\n", out.string(), cases.size() * options.stroke.positions().size());
   } else {
     io::write_then_rename(out, [&](const path& file) { study::write_curve_hdf5(file, doc, options, cases); });
     fmt::print(to, "\nwrote {} ({} case{} x {} points)\n", out.string(), cases.size(), cases.size() == 1 ? "" : "s",
-               cases.front().curve.x.size());
+               options.stroke.positions().size());
   }
   return r;
 }
@@ -97,14 +105,6 @@ method curve_method() {
   return {.name = "curve",
           .summary = "the receptacle-pin stroke forward and back with its critical points",
           .counts = "curve",
-          .result_optional = true,
-          .run = run_curve};
-}
-
-method sweep_method() {
-  return {.name = "sweep",
-          .summary = "curves over the values of one parameter",
-          .counts = "curves",
           .result_optional = true,
           .run = run_curve};
 }

@@ -5,7 +5,6 @@
 #include <fmt/os.h>
 
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include "contactuq/io/hdf5.hpp"
@@ -47,20 +46,20 @@ void write_curve_csv(const std::filesystem::path& path, const curve_study_option
   io::text_output out;
   out.print("{}\n", fmt::join(columns, ","));
   std::vector<std::string> row;
+  const std::vector<double> x = options.stroke.positions();
   for (const curve_case& c : cases) {
-    const auto& curve = c.curve;
-    for (std::size_t i = 0; i < curve.x.size(); ++i) {
+    for (std::size_t i = 0; i < x.size(); ++i) {
       row.clear();
       if (swept) row.push_back(cell(u.from_si(*c.sweep_value, swept->dim)));
-      row.push_back(cell(u.from_si(curve.x[i], units::length)));
-      for (const auto& states : curve.group_states) {
-        const contact::arm_state& s = states[i];
-        for (double f : {s.Fx, s.Fy, s.Fn, s.Ft}) row.push_back(cell(u.from_si(f, units::force)));
-        for (double a : {s.theta, s.alpha}) row.push_back(cell(u.from_si(a, units::angle)));
-        for (double l : {s.Lmn, s.Lmt}) row.push_back(cell(u.from_si(l, units::length)));
+      row.push_back(cell(u.from_si(x[i], units::length)));
+      for (std::size_t g = 0; g < options.arms.size(); ++g) {
+        for (arm_field f : {arm_field::Fx, arm_field::Fy, arm_field::Fn, arm_field::Ft})
+          row.push_back(cell(u.from_si(c.arm(g, f)[i], units::force)));
+        for (arm_field a : {arm_field::theta, arm_field::alpha}) row.push_back(cell(u.from_si(c.arm(g, a)[i], units::angle)));
+        for (arm_field l : {arm_field::Lmn, arm_field::Lmt}) row.push_back(cell(u.from_si(c.arm(g, l)[i], units::length)));
       }
-      row.push_back(cell(u.from_si(curve.Fx_total[i], units::force)));
-      row.push_back(cell(u.from_si(curve.Fy_total[i], units::force)));
+      row.push_back(cell(u.from_si(c.Fx_total()[i], units::force)));
+      row.push_back(cell(u.from_si(c.Fy_total()[i], units::force)));
       out.print("{}\n", fmt::join(row, ","));
     }
   }
@@ -71,8 +70,7 @@ void write_curve_hdf5(const std::filesystem::path& path, const io::study_documen
                       const curve_study_options& options, const std::vector<curve_case>& cases) {
   namespace h5 = io::hdf5;
   const output_units& u = options.units;
-  const std::size_t k = cases.size(), n = cases.front().curve.x.size();
-  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::size_t k = cases.size(), n = options.stroke.positions().size();
 
   h5::file file(path, h5::file_mode::create);
   auto text = io::write_result_header(file, {.format = "contactuq-curve", .method = options.sweep ? "sweep" : "curve",
@@ -97,27 +95,22 @@ void write_curve_hdf5(const std::filesystem::path& path, const io::study_documen
     g.write(name, data).set_attribute("units", u.unit_for(dim));
   };
 
-  const auto& first = cases.front().curve;
-  std::vector<double> x(n);
-  for (std::size_t i = 0; i < n; ++i) x[i] = u.from_si(first.x[i], units::length);
+  std::vector<double> x = options.stroke.positions();
+  for (double& xi : x) xi = u.from_si(xi, units::length);
   file.write("x", x).set_attribute("units", u.unit_for(units::length));
-  file.write("v_norm", first.v_norm).set_attribute("units", "");
-  write_matrix(file, "Fx_total", units::force, n, [](const curve_case& c, std::size_t i) { return c.curve.Fx_total[i]; });
-  write_matrix(file, "Fy_total", units::force, n, [](const curve_case& c, std::size_t i) { return c.curve.Fy_total[i]; });
+  file.write("v_norm", options.stroke.velocities()).set_attribute("units", "");
+  write_matrix(file, "Fx_total", units::force, n, [](const curve_case& c, std::size_t i) { return c.Fx_total()[i]; });
+  write_matrix(file, "Fy_total", units::force, n, [](const curve_case& c, std::size_t i) { return c.Fy_total()[i]; });
 
   struct field {
     const char* name;
     units::dimension dim;
-    double contact::arm_state::*member;
+    arm_field member;
   };
-  const field fields[] = {{"Fx", units::force, &contact::arm_state::Fx},
-                          {"Fy", units::force, &contact::arm_state::Fy},
-                          {"Fn", units::force, &contact::arm_state::Fn},
-                          {"Ft", units::force, &contact::arm_state::Ft},
-                          {"theta", units::angle, &contact::arm_state::theta},
-                          {"alpha", units::angle, &contact::arm_state::alpha},
-                          {"Lmn", units::length, &contact::arm_state::Lmn},
-                          {"Lmt", units::length, &contact::arm_state::Lmt}};
+  const field fields[] = {{"Fx", units::force, arm_field::Fx},       {"Fy", units::force, arm_field::Fy},
+                          {"Fn", units::force, arm_field::Fn},       {"Ft", units::force, arm_field::Ft},
+                          {"theta", units::angle, arm_field::theta}, {"alpha", units::angle, arm_field::alpha},
+                          {"Lmn", units::length, arm_field::Lmn},    {"Lmt", units::length, arm_field::Lmt}};
   auto groups = file.create_group("groups");
   for (std::size_t g = 0; g < options.arms.size(); ++g) {
     auto grp = groups.create_group(fmt::format("g{}", g + 1));
@@ -127,18 +120,24 @@ void write_curve_hdf5(const std::filesystem::path& path, const io::study_documen
     grp.set_attribute("count", static_cast<std::int32_t>(options.arms[g].count));
     for (const field& f : fields)
       write_matrix(grp, f.name, f.dim, n,
-                   [&](const curve_case& c, std::size_t i) { return c.curve.group_states[g][i].*f.member; });
-    write_vector(grp, "x_c", units::length,
-                 [&](const curve_case& c) { return c.summary.groups[g].xc.value_or(nan); });
-    write_matrix(grp, "x_cr", units::length, 4,
-                 [&](const curve_case& c, std::size_t i) { return c.summary.groups[g].x_cr[i]; });
+                   [&](const curve_case& c, std::size_t i) { return c.arm(g, f.member)[i]; });
+    write_vector(grp, "x_c", units::length, [&](const curve_case& c) { return c.figure(g, group_figure::x_c); });
+    write_matrix(grp, "x_cr", units::length, 4, [&](const curve_case& c, std::size_t i) {
+      return c.figure(g, static_cast<group_figure>(static_cast<std::size_t>(group_figure::x_cr1) + i));
+    });
   }
 
   auto summary = file.create_group("summary");
-  write_vector(summary, "peak_insertion", units::force, [](const curve_case& c) { return c.summary.peak_insertion; });
-  write_vector(summary, "peak_insertion_x", units::length, [](const curve_case& c) { return c.summary.peak_insertion_x; });
-  write_vector(summary, "peak_withdrawal", units::force, [](const curve_case& c) { return c.summary.peak_withdrawal; });
-  write_vector(summary, "peak_withdrawal_x", units::length, [](const curve_case& c) { return c.summary.peak_withdrawal_x; });
+  const struct {
+    const char* name;
+    units::dimension dim;
+    curve_figure figure;
+  } figures[] = {{"peak_insertion", units::force, curve_figure::peak_insertion},
+                 {"peak_insertion_x", units::length, curve_figure::peak_insertion_x},
+                 {"peak_withdrawal", units::force, curve_figure::peak_withdrawal},
+                 {"peak_withdrawal_x", units::length, curve_figure::peak_withdrawal_x}};
+  for (const auto& f : figures)
+    write_vector(summary, f.name, f.dim, [&](const curve_case& c) { return c.figure(f.figure); });
 
   if (options.sweep) {
     units::dimension dim = units::dimensionless;

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
@@ -44,7 +45,7 @@ TEST_CASE("every shipped Williams study reads and runs", "[curve_study]") {
     const auto options = read_curve_study(io::study_document::load(entry.path()));
     const auto cases = run_curve_study(options);
     REQUIRE_FALSE(cases.empty());
-    CHECK(cases.front().summary.peak_insertion > 0.0);
+    CHECK(cases.front().figure(curve_figure::peak_insertion) > 0.0);
   }
 }
 
@@ -58,7 +59,7 @@ TEST_CASE("the bifurcated study reproduces Table 1 in SI", "[curve_study]") {
   CHECK(options.arms[1].count == 2);
   CHECK(options.stroke.points == 500);
   const auto cases = run_curve_study(options);
-  CHECK(cases[0].summary.groups[0].peak_theta * 180 / std::numbers::pi == Approx(1.3374).margin(5e-4));
+  CHECK(cases[0].figure(0, group_figure::peak_theta) * 180 / std::numbers::pi == Approx(1.3374).margin(5e-4));
 }
 
 TEST_CASE("bad curve studies give file, line, key and what is allowed", "[curve_study]") {
@@ -133,7 +134,7 @@ TEST_CASE("the HDF5 output holds the study, the curves and the summary in output
   const auto values = fx.read_doubles();
   constexpr double grf = 9.80665e-3;
   for (std::size_t c = 0; c < 5; ++c)
-    for (std::size_t i = 0; i < 1000; i += 97) CHECK(values[c * 1000 + i] == Approx(cases[c].curve.Fx_total[i] / grf));
+    for (std::size_t i = 0; i < 1000; i += 97) CHECK(values[c * 1000 + i] == Approx(cases[c].Fx_total()[i] / grf));
   const auto sweep = f.open_dataset("sweep");
   CHECK(sweep.string_attribute("parameter") == "theta0");
   CHECK(sweep.read_doubles() == std::vector<double>{-0.5, -0.25, 0.0, 0.25, 0.5});
@@ -141,7 +142,49 @@ TEST_CASE("the HDF5 output holds the study, the curves and the summary in output
   CHECK(*std::max_element(theta.begin() + 2000, theta.begin() + 3000) == Approx(1.3374).margin(5e-4));
   CHECK(f.open_group("groups").open_group("g2").string_attribute("direction") == "disengage");
   const auto peak = f.open_group("summary").open_dataset("peak_insertion").read_doubles();
-  for (std::size_t c = 0; c < 5; ++c) CHECK(peak[c] == Approx(cases[c].summary.peak_insertion / grf));
+  for (std::size_t c = 0; c < 5; ++c) CHECK(peak[c] == Approx(cases[c].figure(curve_figure::peak_insertion) / grf));
   f.close();
   std::filesystem::remove(path);
+}
+
+TEST_CASE("a curve study through the model gives the contact functions' values bit for bit", "[curve_study]") {
+  const auto options = read_curve_study(io::study_document::load(source_dir + "/studies/williams_sweep_mu.toml"));
+  const auto cases = run_curve_study(options);
+  REQUIRE(cases.size() == options.sweep->values.size());
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    contact::receptacle_pin_params p = options.model;
+    p.mu = options.sweep->values[c];
+    const contact::receptacle r(p, options.arms);
+    const auto curve = contact::evaluate_curve(r, options.stroke);
+    const auto summary = summarize(r, curve);
+    CHECK(*cases[c].sweep_value == p.mu);
+    CHECK(cases[c].Fx_total() == curve.Fx_total);
+    CHECK(cases[c].Fy_total() == curve.Fy_total);
+    for (std::size_t g = 0; g < options.arms.size(); ++g) {
+      const auto& states = curve.group_states[g];
+      for (std::size_t i = 0; i < states.size(); i += 37) {
+        CHECK(cases[c].arm(g, arm_field::Fn)[i] == states[i].Fn);
+        CHECK(cases[c].arm(g, arm_field::theta)[i] == states[i].theta);
+        CHECK(std::isnan(cases[c].arm(g, arm_field::Lmt)[i]) == std::isnan(states[i].Lmt));
+      }
+      CHECK(cases[c].figure(g, group_figure::peak_theta) == summary.groups[g].peak_theta);
+      CHECK(cases[c].figure(g, group_figure::x_cr4) == summary.groups[g].x_cr[3]);
+      CHECK(static_cast<contact::pin_region>(cases[c].figure(g, group_figure::first_contact)) ==
+            summary.groups[g].first_contact);
+    }
+    CHECK(cases[c].figure(curve_figure::peak_withdrawal_x) == summary.peak_withdrawal_x);
+  }
+}
+
+TEST_CASE("the curve model is a model like any other: named inputs, outputs and curves", "[curve_study]") {
+  const auto options = read_curve_study(io::study_document::load(source_dir + "/studies/williams_bifurcated.toml"));
+  const model::model m = curve_model(options);
+  CHECK(m.name() == "receptacle_pin");
+  CHECK(m.find_input("theta0") < m.inputs().size());
+  CHECK(m.find_input("g2_d0") < m.inputs().size());
+  CHECK(m.outputs().size() == 4 + 7 * options.arms.size());
+  CHECK(m.outputs()[4 + 7].name == "g2_x_c");
+  REQUIRE(m.curves().size() == 2 + 8 * options.arms.size());
+  CHECK(m.curves()[2 + 8 + 4].name == "g2_theta");
+  CHECK(m.curves().front().abscissa == options.stroke.positions());
 }
