@@ -12,7 +12,6 @@
 #include <stdexcept>
 
 #include "contactuq/study/threads.hpp"
-#include "design_runner.hpp"
 #include "fit_runner.hpp"
 #include "messages.hpp"
 #include "transport.hpp"
@@ -405,7 +404,6 @@ int session::serve() {
       const std::vector<std::byte> bytes = receive(probed);
       if (probed.MPI_TAG == quit_tag) return 0;
       if (probed.MPI_TAG == study_tag && serve_study(unpack_study(bytes), studies)) return 0;
-      if (probed.MPI_TAG == designs_tag && serve_designs(unpack_study(bytes))) return 0;
       if (probed.MPI_TAG == fits_tag && serve_fits(unpack_study(bytes), *this)) return 0;
     }
   } catch (const std::exception& e) {
@@ -420,6 +418,8 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
                                      const study::sample_plan& inputs, study::sample_sink& sink,
                                      const study::run_options& options) {
   options.validate();
+  // Between start and finish the other ranks run a calibration, not the serve loop.
+  if (started_) throw std::logic_error("world_runner::run between start and finish");
   const std::size_t n = options.end > 0 ? options.end : study.rows();
   if (n > study.rows() || options.first > n)
     throw std::invalid_argument(fmt::format("world_runner: samples [{}, {}) of {}", options.first, n, study.rows()));
