@@ -87,7 +87,7 @@ void for_each_index(std::size_t n, bool parallel, F&& f) {
     for (std::size_t i = 0; i < n; ++i) f(i);
 }
 
-// Results of the starts and refits as bytes, for a fit_executor.
+// Results of the starts and refits as bytes, for an executor's map().
 class byte_writer {
  public:
   void put(double v) { bytes_.append(reinterpret_cast<const char*>(&v), sizeof v); }

@@ -20,11 +20,9 @@ using engine::refuse_overwrite;
 // Runs a study through engine::run_study with the report on stdout (none when quiet), progress
 // on stderr and Ctrl-C as a clean stop; returns the exit code. `command` and `accepted` name
 // the subcommand and the methods it runs (empty: every method).
-// Where `run` evaluates sampling studies, the designs of optimisation studies and the fits of
-// calibrations: nullptr (this process) unless main set executors over the ranks of an MPI job.
-void set_ensemble_executor(study::ensemble_executor* executor);
-void set_design_executor(opt::design_executor* executor);
-void set_fit_executor(calibrate::fit_executor* executor);
+// Where `run` evaluates the samples of every method (engine::run_options::executor): nullptr
+// (this process) unless main set the executor over the ranks of an MPI job.
+void set_executor(study::executor* executor);
 
 int run_engine(const std::string& study, engine::run_options options, bool quiet, std::string_view command,
                std::initializer_list<std::string_view> accepted, bool timing = false);

@@ -18,20 +18,15 @@
 
 int run_command_line(int argc, char** argv);
 
-// Under an MPI launcher, rank 0 runs the command and the other ranks evaluate its samples
-// (mpi/world_runner.hpp). A build without MPI refuses to run as several copies of itself,
+// Under an MPI launcher, rank 0 runs the command and the other ranks evaluate its samples, or run
+// its calibration alongside (mpi/world_runner.hpp). A build without MPI refuses to run as several copies of itself,
 // which would write one result file from each.
 int main(int argc, char** argv) {
 #ifdef CONTACTUQ_WITH_MPI
   contactuq::mpi::session mpi(argc, argv);
   if (mpi.rank() != 0) return mpi.serve();
   contactuq::mpi::world_runner world(mpi);
-  contactuq::mpi::world_fits fits(mpi);
-  if (mpi.size() > 1) {
-    contactuq::cli::set_ensemble_executor(&world);
-    contactuq::cli::set_design_executor(&world);
-    contactuq::cli::set_fit_executor(&fits);
-  }
+  if (mpi.size() > 1) contactuq::cli::set_executor(&world);
   return run_command_line(argc, argv);
 #else
   if (contactuq::mpi::launched()) {

@@ -65,14 +65,10 @@ class progress_printer {
 }  // namespace
 
 namespace {
-study::ensemble_executor* ensemble_executor = nullptr;
-opt::design_executor* design_executor = nullptr;
-calibrate::fit_executor* fit_executor = nullptr;
+study::executor* executor = nullptr;
 }
 
-void set_ensemble_executor(study::ensemble_executor* executor) { ensemble_executor = executor; }
-void set_design_executor(opt::design_executor* executor) { design_executor = executor; }
-void set_fit_executor(calibrate::fit_executor* executor) { fit_executor = executor; }
+void set_executor(study::executor* e) { executor = e; }
 
 int run_engine(const std::string& study, engine::run_options o, bool quiet, std::string_view command,
                std::initializer_list<std::string_view> accepted, bool timing) {
@@ -86,9 +82,7 @@ int run_engine(const std::string& study, engine::run_options o, bool quiet, std:
   o.report = quiet ? nullptr : stdout;
   o.errors = stderr;
   o.stop = &interrupted;
-  o.executor = ensemble_executor;
-  o.design_executor = design_executor;
-  o.fit_executor = fit_executor;
+  o.executor = executor;
   progress_printer progress(m.progress_unit.empty() ? "cases" : m.progress_unit);
   if (!quiet && !m.progress_unit.empty()) o.progress = std::ref(progress);
   interrupted = false;

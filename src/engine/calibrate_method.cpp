@@ -106,27 +106,6 @@ void print_fit(std::FILE* to, const cal::fit_study& s, const cal::insertion_data
 
 }  // namespace
 
-namespace {
-
-// The fits run elsewhere too (the ranks of an MPI job), finished however the calibration ends.
-class fit_session {
- public:
-  fit_session(cal::fit_executor* executor, const io::study_document& doc, std::size_t threads) : executor_(executor) {
-    if (executor_) executor_->start(doc, threads);
-  }
-  fit_session(const fit_session&) = delete;
-  fit_session& operator=(const fit_session&) = delete;
-  ~fit_session() {
-    if (executor_) executor_->finish();
-  }
-  cal::fit_executor* executor() const { return executor_; }
-
- private:
-  cal::fit_executor* executor_;
-};
-
-}  // namespace
-
 run_result run_calibrate(const io::study_document& doc, const run_options& o, const path& out) {
   std::FILE* to = report(o);
   run_result r{.method_name = "calibrate", .output = out, .planned = 1};
@@ -139,8 +118,8 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
           "of a calibration");
     auto study = cal::read_calibration_study(doc);
     if (o.check_only) return r;
-    const fit_session fits(o.fit_executor, doc, o.threads);
-    study.options.executor = fits.executor();
+    const study::executor_session fits(o.executor, doc, o.threads);
+    study.options.executor = fits.get();
     const auto result = cal::calibrate(study.setup, study.cases, study.options);
     fmt::print(to, "{}", cal::describe_calibration(study, result));
     if (!out.empty()) {
@@ -153,8 +132,8 @@ run_result run_calibrate(const io::study_document& doc, const run_options& o, co
   auto study = cal::read_fit_study(doc);
   const auto data = cal::load_fit_data(study);
   if (o.check_only) return r;
-  const fit_session fits(o.fit_executor, doc, o.threads);
-  study.options.executor = fits.executor();
+  const study::executor_session fits(o.executor, doc, o.threads);
+  study.options.executor = fits.get();
   const auto result = cal::fit(study.model, data, study.options);
   print_fit(to, study, data, result);
   for (const path& file : {out, o.csv, o.export_study}) io::make_parent_folder(file);

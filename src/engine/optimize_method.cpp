@@ -106,12 +106,13 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
             .planned = planned_evaluations(s, opt::optimization_models(s).size())};
   const std::size_t threads = study::worker_threads(o.threads);
   std::optional<tbb::global_control> limit;
-  if (o.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
+  // An executor sizes its own threads: a limit here would leave it none beside the one calling MPI.
+  if (o.threads > 0 && !o.executor) limit.emplace(tbb::global_control::max_allowed_parallelism, o.threads);
 
   const auto models = opt::optimization_models(s);
   opt::optimization_schema schema = opt::optimization_schema_of(s, doc, threads);
   schema.study_path = doc.file();
-  if (o.design_executor) schema.mpi_ranks = o.design_executor->processes();
+  if (o.executor) schema.mpi_ranks = o.executor->processes();
   std::vector<opt::evaluation_record> replay;
   if (o.resume) replay = opt::resume_history(out, doc);
   const std::size_t in_file = replay.size();
@@ -135,18 +136,9 @@ run_result run_optimize(const io::study_document& doc, const run_options& o, con
   std::fflush(to);
   run_result r{.method_name = "optimize", .output = out, .planned = planned};
   std::optional<opt::epistemic_result> result;
-  // The designs' samples evaluated elsewhere (the ranks of an MPI job), finished however the
-  // optimisation ends.
-  struct executor_session {
-    opt::design_executor* executor;
-    ~executor_session() {
-      if (executor) executor->finish();
-    }
-  } session{o.design_executor};
-  if (o.design_executor) {
-    o.design_executor->start(doc, o.threads);
-    log.executor = o.design_executor;
-  }
+  // The designs' samples evaluated elsewhere (the ranks of an MPI job): each batch an ensemble.
+  std::optional<opt::design_ensembles> elsewhere;
+  if (o.executor) log.executor = &elsewhere.emplace(*o.executor, doc, s.base, o.threads);
   try {
     result = opt::optimize_over_models(models, s.base, s.objectives, s.constraints, s.optimizer, log);
   } catch (const opt::interrupted& e) {

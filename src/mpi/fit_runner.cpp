@@ -1,5 +1,5 @@
 // Calibration studies over the ranks of an MPI job: every rank runs the calibration, the fits of
-// each solve are dealt out (include/contactuq/mpi/world_runner.hpp, world_fits).
+// each solve are dealt out (include/contactuq/mpi/world_runner.hpp: start, map, finish).
 #include <fmt/format.h>
 #include <mpi.h>
 #include <tbb/global_control.h>
@@ -41,7 +41,7 @@ int wait_for_rank0() {
 namespace detail {
 
 bool serve_fits(const study_message& m, const session& s) {
-  world_fits fits(s);
+  world_runner fits(s);
   std::optional<tbb::global_control> limit;
   if (m.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, m.threads);
   // What rank 0 runs (engine run_calibrate), its result dropped: rank 0 prints and writes it.
@@ -76,7 +76,7 @@ bool serve_fits(const study_message& m, const session& s) {
 
 }  // namespace detail
 
-world_fits::~world_fits() {
+world_runner::~world_runner() {
   try {
     finish();
   } catch (...) {
@@ -84,7 +84,7 @@ world_fits::~world_fits() {
   }
 }
 
-void world_fits::start(const io::study_document& doc, std::size_t threads) {
+void world_runner::start(const io::study_document& doc, std::size_t threads) {
   finish();
   const int ranks = session_.size();
   const std::vector<std::byte> announcement =
@@ -97,8 +97,8 @@ void world_fits::start(const io::study_document& doc, std::size_t threads) {
   started_ = true;
 }
 
-std::vector<std::string> world_fits::map(std::size_t n, bool parallel,
-                                         const std::function<std::string(std::size_t)>& job) {
+std::vector<std::string> world_runner::map(std::size_t n, bool parallel,
+                                           const std::function<std::string(std::size_t)>& job) {
   const auto ranks = static_cast<std::size_t>(session_.size()), rank = static_cast<std::size_t>(session_.rank());
   // Dealt out in turn (job i on rank i mod R): starts and refits cost about the same.
   std::vector<std::size_t> mine;
@@ -134,7 +134,7 @@ std::vector<std::string> world_fits::map(std::size_t n, bool parallel,
   return out;
 }
 
-void world_fits::finish() {
+void world_runner::finish() {
   if (!started_) return;
   started_ = false;
   for (int w = 1; w < session_.size(); ++w) MPI_Send(nullptr, 0, MPI_BYTE, w, done_tag, MPI_COMM_WORLD);

@@ -66,52 +66,6 @@ void check_end(const byte_reader& r) {
 
 }  // namespace
 
-std::vector<std::byte> pack(const design_rows& m) {
-  byte_writer w;
-  w.put(m.job);
-  w.put(m.model);
-  w.put(m.first);
-  w.put(m.count);
-  w.put<std::uint64_t>(m.x.size());
-  w.put_bytes(m.x.data(), m.x.size() * sizeof(double));
-  return w.take();
-}
-
-design_rows unpack_design_rows(const std::vector<std::byte>& bytes) {
-  byte_reader r(bytes);
-  design_rows m;
-  m.job = r.get<std::uint64_t>();
-  m.model = r.get<std::uint64_t>();
-  m.first = r.get<std::uint64_t>();
-  m.count = r.get<std::uint64_t>();
-  m.x.resize(get_count(r, sizeof(double)));
-  r.get_bytes(m.x.data(), m.x.size() * sizeof(double));
-  check_end(r);
-  return m;
-}
-
-std::vector<std::byte> pack(const design_outputs& m) {
-  byte_writer w;
-  w.put(m.job);
-  put_matrix(w, m.outputs);
-  w.put<std::uint64_t>(m.errors.size());
-  for (const auto& e : m.errors) w.put_string(e);
-  return w.take();
-}
-
-design_outputs unpack_design_outputs(const std::vector<std::byte>& bytes) {
-  byte_reader r(bytes);
-  design_outputs m;
-  m.job = r.get<std::uint64_t>();
-  m.outputs = get_matrix(r);
-  const auto errors = get_count(r, sizeof(std::uint64_t));
-  for (std::uint64_t k = 0; k < errors; ++k) m.errors.push_back(r.get_string());
-  check_end(r);
-  if (m.errors.size() != static_cast<std::size_t>(m.outputs.rows()))
-    throw std::runtime_error("MPI message: design outputs whose rows and messages differ in number");
-  return m;
-}
-
 std::vector<std::byte> pack(const study_message& m) {
   byte_writer w;
   w.put_string(m.text);

@@ -26,9 +26,6 @@ enum tag : int {
   result_tag,     // worker -> 0: one evaluated block (evaluated_block)
   done_tag,       // 0 -> worker: the study is over (no block of it is in flight)
   quit_tag,       // 0 -> worker: the job is over
-  designs_tag,    // 0 -> worker: an optimisation study to serve (study_message)
-  rows_tag,       // 0 -> worker: samples of one design to evaluate (design_rows)
-  rows_done_tag,  // worker -> 0: their outputs (design_outputs)
   fits_tag,       // 0 -> worker: a calibration study to run alongside (study_message)
   go_tag,         // 0 -> worker: every rank read it: run it
 };
@@ -86,26 +83,6 @@ class byte_reader {
   const std::vector<std::byte>& bytes_;
   std::size_t at_ = 0;
 };
-
-// Samples [first, first + count) of design x under problem `model` of an optimisation study.
-struct design_rows {
-  std::uint64_t job = 0;  // rank 0's number for it
-  std::uint64_t model = 0;
-  std::uint64_t first = 0, count = 0;
-  std::vector<double> x;
-};
-
-// Their outputs (count x outputs) and each sample's failure message ("" for none).
-struct design_outputs {
-  std::uint64_t job = 0;
-  io::sample_matrix outputs;
-  std::vector<std::string> errors;
-};
-
-std::vector<std::byte> pack(const design_rows& m);
-design_rows unpack_design_rows(const std::vector<std::byte>& bytes);
-std::vector<std::byte> pack(const design_outputs& m);
-design_outputs unpack_design_outputs(const std::vector<std::byte>& bytes);
 
 std::vector<std::byte> pack(const study_message& m);
 study_message unpack_study(const std::vector<std::byte>& bytes);

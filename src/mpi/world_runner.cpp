@@ -12,7 +12,6 @@
 #include <stdexcept>
 
 #include "contactuq/study/threads.hpp"
-#include "design_runner.hpp"
 #include "fit_runner.hpp"
 #include "messages.hpp"
 #include "transport.hpp"
@@ -174,6 +173,10 @@ class sample_schedule {
     capacity_ = state_[0].per_request;
     summary_.first = summary_.completed = options.first;
     next_ = options.first;
+    // Until every rank is ready, this one takes no more than its share of the blocks: a small
+    // plan (a batch of designs) would otherwise be all its own before the others could start.
+    local_share_ = ((n - options.first + rows - 1) / rows + static_cast<std::size_t>(ranks) - 1) /
+                   static_cast<std::size_t>(ranks);
   }
 
   // Until every block is back and every rank has answered.
@@ -337,7 +340,12 @@ class sample_schedule {
           std::min({r.per_request, left, std::max<std::size_t>(1, left / (2 * static_cast<std::size_t>(ranks_)))});
       if (options_.pause_after_blocks > 0) count = std::min(count, options_.pause_after_blocks - handed_);
       if (count == 0) break;
+      if (w == 0 && !all_answered()) {
+        count = std::min(count, local_share_ - std::min(local_share_, handed_local_));
+        if (count == 0) continue;
+      }
       if (w == 0) {
+        handed_local_ += count;
         for (std::size_t k = 0; k < count; ++k) local_.submit(next_ + k * rows_, std::min(rows_, n_ - (next_ + k * rows_)));
       } else {
         block_assignment a{next_, count, rows_, n_, std::nullopt};
@@ -366,6 +374,8 @@ class sample_schedule {
   study::run_summary summary_;
   std::size_t next_ = 0;  // next sample to hand out
   std::size_t handed_ = 0;  // blocks handed out (run_options::pause_after_blocks)
+  std::size_t local_share_ = 0;   // blocks this rank takes before every rank is ready
+  std::size_t handed_local_ = 0;  // blocks this rank took
   std::map<std::size_t, study::evaluated_block> pending_;  // back, waiting for earlier blocks
   bool handing_out_ = true;
   std::string error_;  // the first error of a rank: the run fails with it
@@ -399,13 +409,20 @@ session::~session() {
 int session::serve() {
   try {
     study_cache studies;  // across the studies of the job
+    backoff wait;
     for (;;) {
-      MPI_Status probed;
-      MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &probed);
+      // Polled, not a blocking probe: MPI spins in one, on a core that rank 0 needs between the
+      // many short studies of a method (an optimiser's batches of designs).
+      const auto next = poll(0);
+      if (!next) {
+        wait.pause();
+        continue;
+      }
+      wait.reset();
+      const MPI_Status probed = *next;
       const std::vector<std::byte> bytes = receive(probed);
       if (probed.MPI_TAG == quit_tag) return 0;
       if (probed.MPI_TAG == study_tag && serve_study(unpack_study(bytes), studies)) return 0;
-      if (probed.MPI_TAG == designs_tag && serve_designs(unpack_study(bytes))) return 0;
       if (probed.MPI_TAG == fits_tag && serve_fits(unpack_study(bytes), *this)) return 0;
     }
   } catch (const std::exception& e) {
@@ -420,6 +437,8 @@ study::run_summary world_runner::run(const io::study_document& doc, const study:
                                      const study::sample_plan& inputs, study::sample_sink& sink,
                                      const study::run_options& options) {
   options.validate();
+  // Between start and finish the other ranks run a calibration, not the serve loop.
+  if (started_) throw std::logic_error("world_runner::run between start and finish");
   const std::size_t n = options.end > 0 ? options.end : study.rows();
   if (n > study.rows() || options.first > n)
     throw std::invalid_argument(fmt::format("world_runner: samples [{}, {}) of {}", options.first, n, study.rows()));

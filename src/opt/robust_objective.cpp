@@ -226,21 +226,6 @@ io::sample_matrix robust_problem::sample_outputs(std::span<const double> x, std:
   return out;
 }
 
-io::sample_matrix robust_problem::sample_rows(std::span<const double> x, std::size_t first, std::size_t count,
-                                              std::vector<std::string>& errors) const {
-  if (x.size() != design_.size())
-    throw std::invalid_argument(
-        fmt::format("a design of {} values for {} design variables", x.size(), design_.size()));
-  if (first > static_cast<std::size_t>(samples_.rows()) || count > static_cast<std::size_t>(samples_.rows()) - first)
-    throw std::out_of_range(fmt::format("samples [{}, {}) of {}", first, first + count, samples_.rows()));
-  io::sample_matrix out(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(model_.outputs().size()));
-  errors.assign(count, "");
-  for (std::size_t r = 0; r < count; ++r)
-    errors[r] = evaluate_sample(model_, samples_, design_, x, static_cast<Eigen::Index>(first + r), out,
-                                static_cast<Eigen::Index>(r));
-  return out;
-}
-
 robust_value robust_problem::value_of(const io::sample_matrix& outputs, std::span<const std::string> errors) const {
   robust_value v = measures(outputs);
   for (std::size_t i = 0; i < errors.size(); ++i) {

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "contactuq/io/study_file.hpp"
+#include "contactuq/study/executor.hpp"
 #include "contactuq/units/quantity.hpp"
 
 namespace contactuq::calibrate {
@@ -62,25 +63,6 @@ struct free_parameter {
 enum class loss_kind { squared, huber, cauchy };
 std::string_view to_string(loss_kind k);
 
-// Runs the independent fits of a solve (the Levenberg–Marquardt starts and the bootstrap
-// refits) somewhere other than this process alone: mpi::world_runner has every rank of an MPI
-// job run the same calibration, each rank a share of these fits. map() is then collective:
-// every process calls it with the same n, in the same order.
-class fit_executor {
- public:
-  virtual ~fit_executor() = default;
-  virtual std::size_t processes() const = 0;
-  // Before the calibration (rank 0): the other processes read `doc` and run the same
-  // calibration, `threads` each (0: all cores). finish() after it, however it ended.
-  virtual void start(const io::study_document& doc, std::size_t threads) = 0;
-  virtual void finish() = 0;
-  // job(i) for every i in [0, n), each on one process (on its threads when `parallel`); every
-  // process gets every result, in order of i. A job returns its result as bytes and does not
-  // throw.
-  virtual std::vector<std::string> map(std::size_t n, bool parallel,
-                                       const std::function<std::string(std::size_t)>& job) = 0;
-};
-
 struct fit_options {
   std::vector<free_parameter> parameters;  ///< at least one, names unique
   // Per-insertion displacement offsets [m], bounds of each, low < 0 < high; none: no offsets
@@ -99,7 +81,9 @@ struct fit_options {
   // outputs carry integration noise (ODE models with adaptive steps). In [1e-12, 1e-2].
   double difference_step = 1e-7;
   bool parallel = true;  ///< run starts and replicates on TBB threads
-  fit_executor* executor = nullptr;  ///< where starts and replicates run; nullptr: this process
+  // Where starts and replicates run: nullptr, this process; else the executor's map() (every
+  // process of an MPI job runs the same calibration, each a share of these fits), started.
+  study::executor* executor = nullptr;
 
   void validate() const;  // throws parameter_error naming the field
 };

@@ -18,13 +18,7 @@
 #include "contactuq/io/study_file.hpp"
 
 namespace contactuq::study {
-class ensemble_executor;
-}
-namespace contactuq::opt {
-class design_executor;
-}
-namespace contactuq::calibrate {
-class fit_executor;
+class executor;
 }
 
 namespace contactuq::engine {
@@ -49,15 +43,11 @@ struct run_options {
   bool yes = false;              ///< start even when the run needs over half of the memory
   int compression = 1;           ///< deflate level of ensemble datasets, 0..9
   std::string shard;             ///< "k/K": part k of K of a sampling plan; "" for all of it
-  // Where sample and nested studies evaluate their samples: nullptr, this process (TBB);
-  // otherwise, e.g., every rank of an MPI job (mpi::world_runner). Other methods ignore it.
-  study::ensemble_executor* executor = nullptr;
-  // Where optimize studies evaluate their designs' samples: nullptr, this process; otherwise,
-  // e.g., every rank of an MPI job. Started and finished by the run.
-  opt::design_executor* design_executor = nullptr;
-  // Where calibrate studies run their starts and bootstrap refits: nullptr, this process;
-  // otherwise, e.g., every rank of an MPI job. Started and finished by the run.
-  calibrate::fit_executor* fit_executor = nullptr;
+  // Where the methods that evaluate many cases run them (study/executor.hpp): nullptr, this
+  // process (TBB); otherwise, e.g., every rank of an MPI job (mpi::world_runner). Sample, nested,
+  // morris and reliability studies run their blocks on it, optimize studies their batches of
+  // designs, calibrate studies their starts and bootstrap refits (started and finished by the run).
+  study::executor* executor = nullptr;
   // Optimize: stop after this many new evaluations; reliability: before a batch that would take
   // the model runs of this process above it. Stopped as if interrupted (resumable). 0: no limit.
   std::size_t max_new = 0;

@@ -1,5 +1,6 @@
 #pragma once
-// Sampling studies over the ranks of an MPI job (`mpirun -n R contactuq run STUDY -o FILE`).
+// Every method's evaluations over the ranks of an MPI job (`mpirun -n R contactuq run STUDY -o
+// FILE`): one executor (study/executor.hpp), world_runner.
 //
 // Rank 0 runs the command as a single process would: it reads the study, opens the result file
 // and hands blocks of whole chunks (finer for a small plan) to every rank, itself included, as
@@ -16,26 +17,26 @@
 // batch): each is a study of its own on the ranks, which keep the last study they read and make
 // its models once. On every rank only the main thread calls MPI (MPI_THREAD_FUNNELED).
 //
-// Optimisation studies (`mpirun -n R contactuq run OPT.toml`) spread the inner ensembles the same
-// way: every rank makes the study's robust problems, and rank 0 hands out the samples of each
-// batch of designs in slices (dynamic, several per thread of the job) and reduces the measures
-// of each design from its samples' outputs in sample order, so every value, the optimiser's
-// path and the result file are those of a single process, bit for bit.
+// Optimisation studies (`mpirun -n R contactuq run OPT.toml`) are clients of the same
+// ensembles: each batch of designs is a plan of given rows (opt::design_ensembles), the samples
+// of every design of the batch, run and handed back in order as any other; rank 0 reduces the
+// measures of each design from its samples' outputs in sample order, so every value, the
+// optimiser's path and the result file are those of a single process, bit for bit.
 //
-// Calibration studies run on every rank at once (world_fits): each rank reads the study and its
-// data and runs the same calibration, and the independent fits of each solve (the starts, the
-// bootstrap refits) are dealt out over the ranks, their results gathered on every rank in
-// order. So every rank follows the single-process path to the same result, bit for bit; rank 0
-// alone prints and writes it.
+// Calibration studies run on every rank at once (executor::start and map): each rank reads the
+// study and its data and runs the same calibration, and the independent fits of each solve (the
+// starts, the bootstrap refits) are dealt out over the ranks, their results gathered on every
+// rank in order. So every rank follows the single-process path to the same result, bit for bit;
+// rank 0 alone prints and writes it.
 
 #include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
 
-#include <memory>
-
-#include "contactuq/calibrate/least_squares.hpp"
 #include "contactuq/mpi/launcher.hpp"
-#include "contactuq/opt/optimizer.hpp"
 #include "contactuq/study/ensemble_runner.hpp"
+#include "contactuq/study/executor.hpp"
 
 namespace contactuq::mpi {
 
@@ -63,43 +64,24 @@ class session {
   int size_ = 1;
 };
 
-// Rank 0's executor: runs an ensemble, or the designs of an optimisation, over every rank of the
-// job (see above).
-class world_runner : public study::ensemble_executor, public opt::design_executor {
+// The executor over every rank of the job (see above): on rank 0 the engine's, for every method;
+// on the other ranks the one a calibration running there calls map() on.
+class world_runner : public study::executor {
  public:
-  explicit world_runner(const session& s);
+  explicit world_runner(const session& s) : session_(s) {}
   ~world_runner() override;
   std::size_t processes() const override { return static_cast<std::size_t>(session_.size()); }
   study::run_summary run(const io::study_document& doc, const study::ensemble_study& study,
                          const study::sample_plan& inputs, study::sample_sink& sink,
                          const study::run_options& options) override;
-
   void start(const io::study_document& doc, std::size_t threads) override;
-  std::vector<opt::robust_value> evaluate(const opt::robust_problem& problem, std::size_t model,
-                                          const std::vector<std::vector<double>>& xs) override;
   void finish() override;
-
- private:
-  struct designs;  // the state of an optimisation being served
-  const session& session_;
-  std::unique_ptr<designs> designs_;
-};
-
-// The fits of a calibration over every rank (see above); on rank 0 the engine's executor, on
-// the others the one that serves a calibration.
-class world_fits : public calibrate::fit_executor {
- public:
-  explicit world_fits(const session& s) : session_(s) {}
-  ~world_fits() override;
-  std::size_t processes() const override { return static_cast<std::size_t>(session_.size()); }
-  void start(const io::study_document& doc, std::size_t threads) override;
   std::vector<std::string> map(std::size_t n, bool parallel,
                                const std::function<std::string(std::size_t)>& job) override;
-  void finish() override;
 
  private:
   const session& session_;
-  bool started_ = false;
+  bool started_ = false;  // rank 0: the other ranks run a calibration (start)
 };
 
 }  // namespace contactuq::mpi

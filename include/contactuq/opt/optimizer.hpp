@@ -43,6 +43,7 @@
 
 #include "contactuq/io/study_file.hpp"
 #include "contactuq/opt/robust_objective.hpp"
+#include "contactuq/study/executor.hpp"
 
 namespace contactuq::opt {
 
@@ -103,21 +104,34 @@ class interrupted : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Evaluates designs somewhere other than this process alone (mpi::world_runner: the samples of
-// the designs spread over the ranks of an MPI job), with robust_problem::evaluate's contract:
-// the same values, bit for bit. start() comes before the first evaluate, finish() after the
-// last one; both on the thread that runs the optimisation.
-class design_executor {
+// Batches of designs evaluated by a study::executor (the ranks of an MPI job), with
+// robust_problem::evaluate's contract: the same values, bit for bit. A batch of K designs under
+// model (epistemic case) c is an ensemble of the study: its K x N rows are the N CRN samples of
+// each design with the design columns set, a plan of given rows (study::sample_plan::given)
+// that the executor sends to the processes evaluating them, as the rows of case c of the study
+// read with N K samples. Each design's measures are then reduced here, in sample order, by
+// robust_problem::value_of, from the outputs and failures the blocks bring back. Not thread
+// safe: the optimisers call it from one thread.
+class design_ensembles {
  public:
-  virtual ~design_executor() = default;
-  virtual std::size_t processes() const = 0;  ///< recorded in the result file (mpi_ranks)
-  // The other processes read the optimisation study `doc` and make its problems, one per model
-  // of opt::optimization_models, in that order; `threads` per process (0: all cores).
-  virtual void start(const io::study_document& doc, std::size_t threads) = 0;
-  // The values of xs under `problem`, model index `model` of the study started.
-  virtual std::vector<robust_value> evaluate(const robust_problem& problem, std::size_t model,
-                                             const std::vector<std::vector<double>>& xs) = 0;
-  virtual void finish() = 0;
+  // `doc` is the optimisation study's document and `study` its base as read_optimization_study
+  // read it (the other processes read it again); `threads` per process (0: all cores). The
+  // executor, doc and study must outlive this.
+  design_ensembles(study::executor& executor, const io::study_document& doc, const study::ensemble_study& study,
+                   std::size_t threads);
+  std::size_t processes() const;
+  // The values of xs under `problem`, made by make_robust_problem from the study for the model
+  // of case `model` (opt::optimization_models' order).
+  std::vector<robust_value> evaluate(const robust_problem& problem, std::size_t model,
+                                     const std::vector<std::vector<double>>& xs);
+
+ private:
+  study::executor& executor_;
+  const io::study_document& doc_;
+  study::ensemble_study batch_;  // the study; its samples are those of the batch run
+  io::sample_matrix crn_;        // the N CRN samples in the study's columns (one case's rows)
+  std::vector<std::size_t> design_;  // the study's columns of the design variables
+  std::size_t threads_;
 };
 
 // Every design evaluated, in order. A history made from the records of an earlier,
@@ -137,8 +151,9 @@ class history {
   const std::atomic<bool>* stop = nullptr;
   // Throws interrupted before a batch that would take the number of new evaluations above this.
   std::size_t max_new = std::numeric_limits<std::size_t>::max();
-  // Where new designs are evaluated: nullptr, in this process (TBB); else there (started).
-  design_executor* executor = nullptr;
+  // Where new designs are evaluated: nullptr, in this process (TBB); else as ensembles on an
+  // executor.
+  design_ensembles* executor = nullptr;
 
   const std::vector<evaluation_record>& records() const noexcept { return records_; }
   std::size_t replayed() const noexcept { return replayed_; }  ///< records taken from the replay

@@ -111,16 +111,13 @@ class robust_problem {
   io::sample_matrix sample_outputs(std::span<const double> x, std::size_t* failed = nullptr,
                                    std::string* message = nullptr) const;
   robust_value measures(const io::sample_matrix& outputs) const;
-  // Samples [first, first + count) of sample_outputs(x), one after another on this thread: a
-  // share of the N evaluations done elsewhere (design_executor). `errors` gets each sample's
-  // failure message ("" for none).
-  io::sample_matrix sample_rows(std::span<const double> x, std::size_t first, std::size_t count,
-                                std::vector<std::string>& errors) const;
-  // evaluate(x) from sample_outputs(x) and each sample's failure message ("" for none).
+  // evaluate(x) from sample_outputs(x) and each sample's failure message ("" for none): the
+  // reduction of the samples of designs evaluated elsewhere (design_ensembles).
   robust_value value_of(const io::sample_matrix& outputs, std::span<const std::string> errors) const;
 
  private:
-  // Every sample's outputs at x, in parallel when the model allows; errors as in sample_rows.
+  // Every sample's outputs at x, in parallel when the model allows; errors[i] is sample i's
+  // failure message ("" for none).
   io::sample_matrix all_sample_outputs(std::span<const double> x, std::vector<std::string>& errors) const;
 
   model::model model_;

@@ -19,6 +19,7 @@
 
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/study/ensemble_study.hpp"
+#include "contactuq/study/executor.hpp"  // run_ensemble elsewhere (the ranks of an MPI job)
 
 namespace contactuq::study {
 
@@ -144,20 +145,6 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
 // The same with the inputs given whole (sample_inputs(study), N x inputs).
 run_summary run_ensemble(const ensemble_study& study, const io::sample_matrix& inputs, sample_sink& sink,
                          const run_options& options = {});
-
-// Runs ensembles somewhere other than this process alone (mpi::world_runner: over the ranks of
-// an MPI job), with run_ensemble's contract: the sink sees the same blocks in the same order.
-class ensemble_executor {
- public:
-  virtual ~ensemble_executor() = default;
-  virtual std::size_t processes() const = 0;  ///< recorded in the result file (mpi_ranks)
-  // `doc` is the study's document, `study` read from it (study.reading; the method may have set
-  // study.sampling's samples, failures and retries after reading): other processes read it
-  // again the same way. They remake the rows of the study's own plan; the rows of a plan of
-  // given rows (a method's own, sample_plan::given) go to them with the blocks.
-  virtual run_summary run(const io::study_document& doc, const ensemble_study& study, const sample_plan& inputs,
-                          sample_sink& sink, const run_options& options) = 0;
-};
 
 // The ensemble file schema of a study: inputs with role, unit and distribution (attribute
 // "distribution", e.g. "normal(mean=0.21, sd=0.02)"), outputs, curves, and the metadata the
