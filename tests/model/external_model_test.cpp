@@ -36,7 +36,7 @@ model::model build(const std::string& text) {
 
 // The model of line.py with fault `mode`, its work directories under `root`.
 model::model faulty(const std::string& mode, const fs::path& root, const std::string& more = "") {
-  return build(study("[\"python3\", \"external_drivers/line.py\", \"" + mode + "\"]",
+  return build(study("[\"/usr/bin/python3\", \"external_drivers/line.py\", \"" + mode + "\"]",
                      "workdirs = \"" + root.string() + "\"\n" + more));
 }
 
@@ -73,7 +73,7 @@ bool process_alive(long pid) {
 
 TEST_CASE("external model: registered; inputs in declared units, outputs converted to SI", "[model][external]") {
   CHECK(model::is_registered("external"));
-  const model::model m = build(study("[\"python3\", \"external_drivers/line.py\"]"));
+  const model::model m = build(study("[\"/usr/bin/python3\", \"external_drivers/line.py\"]"));
   CHECK(m.name() == "external");
   CHECK(m.thread_safe());
   CHECK(m.input_names() == std::vector<std::string>{"x"});
@@ -88,7 +88,7 @@ TEST_CASE("external model: registered; inputs in declared units, outputs convert
 
 TEST_CASE("external model: curves are interpolated onto the declared abscissa", "[model][external]") {
   const std::string text =
-      "[model]\ntype = \"external\"\ncommand = [\"python3\", \"external_drivers/line.py\"]\n"
+      "[model]\ntype = \"external\"\ncommand = [\"/usr/bin/python3\", \"external_drivers/line.py\"]\n"
       "[model.inputs]\nx = 0.5\n[model.outputs]\ny = \"1\"\n"
       "c = { curve = true, units = \"N\", x_name = \"s\", x_units = \"mm\", x = { from = 0, to = 4, points = 5 } }\n";
   const model::model m = build(text);
@@ -203,7 +203,7 @@ TEST_CASE("external model: study errors at file, line and key", "[model][externa
   CHECK_THAT(error_of(study("[\"python3\"]", "timeout = \"3 mm\"\n")), Contains("timeout"));
   CHECK_THAT(error_of(study("[\"python3\"]", "format = \"{:q}\"\n")), Contains("format"));
   CHECK_THAT(error_of(study("[\"python3\"]", "colour = 1\n")), Contains("colour"));
-  CHECK(model::external_commands(io::study_document::parse(study("[\"python3\", \"external_drivers/line.py\"]"),
+  CHECK(model::external_commands(io::study_document::parse(study("[\"/usr/bin/python3\", \"external_drivers/line.py\"]"),
                                                            study_file)
                                      .root()
                                      .table("model"))
