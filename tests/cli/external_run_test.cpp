@@ -95,3 +95,19 @@ TEST_CASE("external model: closed form at every sample, same bits at -j 1, -j 4 
   CHECK_THAT(resumed.output, Contains("resuming after sample"));
   check_same_samples(a, contactuq::io::read_ensemble(killed));
 }
+
+TEST_CASE("external model: FORM through the program gives the closed-form beta", "[cli][external]") {
+  const scratch s;
+  // y = 3 x + 2 with x ~ N(1, 0.1) (mm, as the program sees it): y ~ N(5, 0.3), and
+  // P(y < 4) has beta = 1 / 0.3, exact for FORM on a linear limit state.
+  const std::string path = s / "form.toml";
+  std::ofstream(path) << "method = \"reliability\"\n[model]\ntype = \"external\"\ncommand = [\"sh\", \""
+                      << CONTACTUQ_SOURCE_DIR << "/tests/model/external_drivers/line.sh\"]\n"
+                      << "[model.inputs]\nx = \"1 mm\"\n[model.outputs]\ny = \"1\"\n"
+                      << "[parameters.x]\nrole = \"aleatoric\"\ndistribution = \"normal\"\nmean = \"1 mm\"\n"
+                      << "sd = \"0.1 mm\"\n[output.limits]\ny = { low = 4 }\n[reliability]\nalgorithm = \"form\"\n";
+  const cli_result r = run_cli("run " + path + " -o " + (s / "form.h5") + " -j 2");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("beta = 3.3333") && Contains("(0 failed)"));
+}
