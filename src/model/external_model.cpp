@@ -233,7 +233,7 @@ json parsed_results(const fs::path& dir) {
     if (!j.is_object() || !j.contains("outputs") || !j["outputs"].is_object())
       throw failure{"results.json holds no \"outputs\" object: {\"outputs\": {name: value}}"};
     return j;
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     if (text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos)
       throw failure{"results.json holds NaN or Infinity (not JSON): an output is not a number"};
     throw failure{fmt::format("results.json is not valid JSON: {}", e.what())};
@@ -246,11 +246,16 @@ evaluation external_model::evaluate(std::span<const double> x) const {
   if (x.size() != inputs_.size())
     throw std::invalid_argument(fmt::format("external model: {} inputs, got {}", inputs_.size(), x.size()));
   const long long number = state_->evaluations++;
-  const fs::path dir = state_->work_root(options_.workdirs) / fmt::format("eval-{:06d}", number);
+  fs::path dir = options_.workdirs;
   std::error_code ec;
-  fs::remove_all(dir, ec);
-  fs::create_directories(dir);
-  write_inputs(dir, x, number);
+  try {
+    dir = state_->work_root(options_.workdirs) / fmt::format("eval-{:06d}", number);
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir);
+    write_inputs(dir, x, number);
+  } catch (const std::exception& e) {  // a full disk, a folder not writable: this evaluation fails
+    throw model_error(fmt::format("external model: cannot prepare the work directory {}: {}", dir.string(), e.what()));
+  }
   const std::vector<std::string> argv =
       options_.shell ? std::vector<std::string>{"/bin/sh", "-c", options_.command.front()} : options_.command;
   const program_run run = run_program(argv, dir, options_.timeout);
@@ -286,8 +291,13 @@ void external_model::write_inputs(const fs::path& dir, std::span<const double> x
   }
   params["case"] = "";
   params["sample"] = number;
-  std::ofstream(dir / "params.json") << params.dump(1) << '\n';
-  for (const auto& [name, text] : state_->templates) std::ofstream(dir / name) << substituted(text, texts);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream out(dir / name, std::ios::binary);
+    out << text;
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", (dir / name).string()));
+  };
+  write("params.json", params.dump(1) + '\n');
+  for (const auto& [name, text] : state_->templates) write(name, substituted(text, texts));
 }
 
 evaluation external_model::read_results(const fs::path& dir) const {

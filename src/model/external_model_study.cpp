@@ -95,11 +95,12 @@ external_curve read_curve(const io::study_table& ct, const std::string& name) {
 
 // The command's argv with paths relative to the study's folder made absolute; errors at `command`.
 std::vector<std::string> read_command(const io::study_table& t, bool shell) {
+  const bool one_string = t.value_text("command").starts_with('"');
   if (shell) {
-    if (t.value_text("command").front() != '"') t.fail("command", "with shell = true, command is one string");
+    if (!one_string) t.fail("command", "with shell = true, command is one string");
     return {t.string("command")};
   }
-  if (t.value_text("command").front() == '"')
+  if (one_string)
     t.fail("command", "command is an argv list, e.g. [\"python3\", \"drivers/model.py\"] (or set shell = true)");
   std::vector<std::string> argv = t.strings("command");
   const fs::path base = fs::path(t.file()).parent_path();
