@@ -111,3 +111,11 @@ TEST_CASE("external model: FORM through the program gives the closed-form beta",
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.output, Contains("beta = 3.3333") && Contains("(0 failed)"));
 }
+
+TEST_CASE("check lists the command an external model would run", "[cli][external]") {
+  const cli_result r = run_cli("check " + std::string(CONTACTUQ_SOURCE_DIR) + "/studies/external_r_minus_s.toml");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("runs a program once per evaluation: /usr/bin/python3 ") &&
+                           Contains("/studies/drivers/r_minus_s.py"));
+}

@@ -116,6 +116,20 @@ TEST_CASE("external model: templates get {name} replaced in the format asked for
   CHECK(deck == "x = 2.500e-01 {unknown} {{");
 }
 
+TEST_CASE("external model: shell = true runs one string by /bin/sh -c in the work directory", "[model][external]") {
+  const model::model m = build(R"toml([model]
+type = "external"
+shell = true
+command = '''x=$(sed -n 's/.*"x": *\([0-9.]*\).*/\1/p' params.json); printf '{"outputs": {"y": %s}}' "$x" > results.json'''
+[model.inputs]
+x = 0.5
+[model.outputs]
+y = "1"
+)toml");
+  const std::vector<double> x{0.75};
+  CHECK(m.evaluate(x).outputs[0] == 0.75);
+}
+
 TEST_CASE("external model: each fault is a failed evaluation with its reason; others unaffected",
           "[model][external][faults]") {
   const scratch s;
