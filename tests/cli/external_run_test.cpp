@@ -119,3 +119,19 @@ TEST_CASE("check lists the command an external model would run", "[cli][external
   CHECK_THAT(r.output, Contains("runs a program once per evaluation: /usr/bin/python3 ") &&
                            Contains("/studies/drivers/r_minus_s.py"));
 }
+
+TEST_CASE("external model: a run stopped by --time-limit leaves no program running", "[cli][external]") {
+  const scratch s;
+  const std::string marker = "contactuq-time-limit-" + std::to_string(::getpid());
+  const std::string path = s / "slow.toml";
+  std::ofstream(path) << "[model]\ntype = \"external\"\ncommand = [\"sh\", \"-c\", \"sleep 1 # " << marker
+                      << "\\nprintf '{\\\"outputs\\\": {\\\"y\\\": 1}}' > results.json\", \"" << marker << "\"]\n"
+                      << "[model.inputs]\nx = 1\n[model.outputs]\ny = \"1\"\n[parameters.x]\nrole = \"aleatoric\"\n"
+                      << "distribution = \"uniform\"\nlow = 0\nhigh = 2\n[sampling]\nsamples = 40\nseed = 1\n";
+  const cli_result r = run_cli("run " + path + " -o " + (s / "slow.h5") + " -j 2 --time-limit 1.5");
+  INFO(r.output);
+  CHECK(r.exit_code == 130);
+  CHECK_THAT(r.output, Contains("stopped by the time limit"));
+  // [c]: the pattern does not match the command line of the shell that runs pgrep.
+  CHECK(run_cli_command("pgrep -f '[c]" + marker.substr(1) + "'").output.empty());
+}
