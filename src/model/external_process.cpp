@@ -17,6 +17,7 @@
 #include <fstream>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -92,6 +93,28 @@ bool wait_exit(pid_t pid, int pidfd, double seconds) {
   }
 }
 
+// Whether a process other than a zombie is in group `pgid` (a zombie left to init counts for
+// kill(-pgid, 0) until init reaps it, which some containers' init never does). Reads /proc; only
+// asked when kill says the group is not empty.
+bool group_has_live_members(pid_t pgid) {
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(it->path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so read after the last ')'.
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if ((fields >> state >> ppid >> pgrp) && pgrp == pgid && state != 'Z' && state != 'X') return true;
+  }
+  return false;
+}
+
 int reap(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -111,6 +134,9 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& dir, std::stri
   posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);  // none of contactuq's files (the result file)
+#endif
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setpgroup(&attr, 0);
@@ -159,7 +185,7 @@ program_run run_program(const std::vector<std::string>& argv, const fs::path& di
   const int status = reap(pid);
   // What it started and left behind is still in its group (a group id stays taken while any
   // member lives): killed, and reported.
-  if (::kill(-pid, 0) == 0) {
+  if (::kill(-pid, 0) == 0 && group_has_live_members(pid)) {
     ::kill(-pid, SIGKILL);
     r.left_running = true;
   }
