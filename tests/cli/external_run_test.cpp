@@ -37,6 +37,7 @@ std::string write_study(const scratch& s, std::size_t n) {
   const std::string path = s / "study.toml";
   std::ofstream(path) << "[model]\ntype = \"external\"\ncommand = [\"sh\", \"" << CONTACTUQ_SOURCE_DIR
                       << "/tests/model/external_drivers/line.sh\"]\ntimeout = \"1 min\"\n"
+                      << "workdirs = \"" << s.dir.string() << "\"\n"  // a killed run's folder goes with s
                       << "[model.inputs]\nx = \"1 mm\"\n[model.outputs]\ny = \"1\"\n"
                       << "c = { curve = true, x = { from = 0, to = 4, points = 2048 } }\n"
                       << "[parameters.x]\nrole = \"aleatoric\"\ndistribution = \"normal\"\nmean = \"1 mm\"\n"
