@@ -53,6 +53,7 @@ bench: build
 	bash bench/run_reliability_coverage.sh
 	bash bench/run_mechanism_reliability.sh
 	bash bench/run_python_model.sh
+	bash bench/run_external_overhead.sh
 
 clean:
 	rm -rf build out

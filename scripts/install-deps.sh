@@ -8,6 +8,7 @@ packages=(
   libtbb-dev libhdf5-dev libdeflate-dev libnlopt-cxx-dev libsundials-dev
   catch2 libtomlplusplus-dev libcli11-dev libfmt-dev libbenchmark-dev libpagmo-dev
   libmuparser-dev
+  nlohmann-json3-dev
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
   python3-openturns python3-pandas python3-xarray python3-pytest
   python3-dev pybind11-dev python3-pybind11

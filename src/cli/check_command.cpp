@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "contactuq/model/external_model.hpp"
 
 namespace contactuq::cli {
 
@@ -33,6 +34,10 @@ void add_check_command(CLI::App& app, int& exit_code) {
         fmt::print("{}: ok: {} study of model {}, {} {} -> {}\n", study, r.method_name,
                    r.model.empty() ? "-" : r.model, r.planned, engine::find_method(r.method_name).counts,
                    r.output.string());
+        // A study with an external model runs programs, as a Makefile does: say which.
+        if (const io::study_table root = doc.root(); root.has("model"))
+          for (const std::string& command : model::external_commands(root.table("model")))
+            fmt::print("{}: runs a program once per evaluation: {}\n", study, command);
       } catch (const std::bad_alloc&) {
         ++bad;
         fmt::print(stderr, "contactuq: error: {}: out of memory while reading the study\n", study);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "contactuq/model/expression_model.hpp"
+#include "contactuq/model/external_model.hpp"
 #include "contactuq/model/impact_model.hpp"
 #include "contactuq/model/pinslot_model.hpp"
 #include "contactuq/model/receptacle_pin_model.hpp"
@@ -33,6 +34,7 @@ registry::registry() {
   factories.emplace("switch", [](const io::study_table& t) { return model(switch_model::from_study(t)); });
   factories.emplace("threaded_insertion", [](const io::study_table& t) { return model(threaded_insertion_model::from_study(t)); });
   factories.emplace("expression", [](const io::study_table& t) { return model(expression_model::from_study(t)); });
+  factories.emplace("external", [](const io::study_table& t) { return model(external_model::from_study(t)); });
 }
 
 // Built with the built-in models on first use, once (a function-local static: thread-safe),

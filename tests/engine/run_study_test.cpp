@@ -43,6 +43,7 @@ TEST_CASE("every shipped study names or implies its method", "[engine]") {
   const std::map<std::string, std::string> expected = {
       {"calibrate_switch.toml", "calibrate"},
       {"expression_r_minus_s.toml", "sample"},
+      {"external_r_minus_s.toml", "sample"},
       {"fit_williams.toml", "calibrate"},
       {"impact_models.toml", "impact"},
       {"impact_uq.toml", "sample"},

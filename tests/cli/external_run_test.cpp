@@ -1,0 +1,138 @@
+// `contactuq run` on an external model: the closed form of the test driver at every sample,
+// the same bits at -j 1 and -j 4, and killed with SIGKILL then resumed.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "contactuq/io/ensemble_store.hpp"
+#include "ensemble_files.hpp"
+#include "run_cli.hpp"
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct scratch {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("contactuq-external-run-" + std::to_string(::getpid()));
+  scratch() { std::filesystem::create_directories(dir); }
+  ~scratch() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+};
+
+// y = 3 x + 2 by the sh driver (x in mm as the program sees it), over n samples of x. Its curve
+// of 2048 points makes rows wide, so blocks short (16 samples): a run can be killed between them.
+std::string write_study(const scratch& s, std::size_t n) {
+  const std::string path = s / "study.toml";
+  std::ofstream(path) << "[model]\ntype = \"external\"\ncommand = [\"sh\", \"" << CONTACTUQ_SOURCE_DIR
+                      << "/tests/model/external_drivers/line.sh\"]\ntimeout = \"1 min\"\n"
+                      << "workdirs = \"" << s.dir.string() << "\"\n"  // a killed run's folder goes with s
+                      << "[model.inputs]\nx = \"1 mm\"\n[model.outputs]\ny = \"1\"\n"
+                      << "c = { curve = true, x = { from = 0, to = 4, points = 2048 } }\n"
+                      << "[parameters.x]\nrole = \"aleatoric\"\ndistribution = \"normal\"\nmean = \"1 mm\"\n"
+                      << "sd = \"0.1 mm\"\n[sampling]\nsamples = " << n << "\nseed = 7\n";
+  return path;
+}
+
+pid_t start_cli(const std::vector<std::string>& args) {
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> argv{const_cast<char*>(CONTACTUQ_CLI)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(CONTACTUQ_CLI, argv.data());
+    _exit(127);
+  }
+  return child;
+}
+
+}  // namespace
+
+TEST_CASE("external model: closed form at every sample, same bits at -j 1, -j 4 and killed + resumed",
+          "[cli][external]") {
+  const scratch s;
+  const std::string study = write_study(s, 300);
+  const cli_result one = run_cli("run " + study + " -o " + (s / "one.h5") + " -j 1 -q");
+  INFO(one.output);
+  REQUIRE(one.exit_code == 0);
+  const contactuq::io::ensemble a = contactuq::io::read_ensemble(s / "one.h5");
+  REQUIRE(a.rows == 300);
+  for (std::size_t r = 0; r < a.rows; ++r) {
+    const auto i = static_cast<Eigen::Index>(r);
+    CHECK(a.status[r] == 0);
+    CHECK(a.outputs(i, 0) == Approx(3.0 * a.inputs(i, 0) * 1e3 + 2.0).epsilon(1e-12));
+  }
+  const cli_result four = run_cli("run " + study + " -o " + (s / "four.h5") + " -j 4 -q");
+  INFO(four.output);
+  REQUIRE(four.exit_code == 0);
+  check_same_samples(a, contactuq::io::read_ensemble(s / "four.h5"));
+
+  // Killed after its first block is on disk (it pauses there), then resumed.
+  const std::string killed = s / "killed.h5";
+  const pid_t child = start_cli({"run", study, "-o", killed, "-j", "2", "-q", "--pause-after-blocks", "1"});
+  REQUIRE(wait_for_samples(child, killed, 300));
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  const cli_result resumed = run_cli("run " + study + " -o " + killed + " -j 2 --resume");
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK_THAT(resumed.output, Contains("resuming after sample"));
+  check_same_samples(a, contactuq::io::read_ensemble(killed));
+}
+
+TEST_CASE("external model: FORM through the program gives the closed-form beta", "[cli][external]") {
+  const scratch s;
+  // y = 3 x + 2 with x ~ N(1, 0.1) (mm, as the program sees it): y ~ N(5, 0.3), and
+  // P(y < 4) has beta = 1 / 0.3, exact for FORM on a linear limit state.
+  const std::string path = s / "form.toml";
+  std::ofstream(path) << "method = \"reliability\"\n[model]\ntype = \"external\"\ncommand = [\"sh\", \""
+                      << CONTACTUQ_SOURCE_DIR << "/tests/model/external_drivers/line.sh\"]\n"
+                      << "[model.inputs]\nx = \"1 mm\"\n[model.outputs]\ny = \"1\"\n"
+                      << "[parameters.x]\nrole = \"aleatoric\"\ndistribution = \"normal\"\nmean = \"1 mm\"\n"
+                      << "sd = \"0.1 mm\"\n[output.limits]\ny = { low = 4 }\n[reliability]\nalgorithm = \"form\"\n";
+  const cli_result r = run_cli("run " + path + " -o " + (s / "form.h5") + " -j 2");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("beta = 3.3333") && Contains("(0 failed)"));
+}
+
+TEST_CASE("check lists the command an external model would run", "[cli][external]") {
+  const cli_result r = run_cli("check " + std::string(CONTACTUQ_SOURCE_DIR) + "/studies/external_r_minus_s.toml");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("runs a program once per evaluation: /usr/bin/python3 ") &&
+                           Contains("/studies/drivers/r_minus_s.py"));
+}
+
+TEST_CASE("external model: a run stopped by --time-limit leaves no program running", "[cli][external]") {
+  const scratch s;
+  const std::string marker = "contactuq-time-limit-" + std::to_string(::getpid());
+  const std::string path = s / "slow.toml";
+  std::ofstream(path) << "[model]\ntype = \"external\"\ncommand = [\"sh\", \"-c\", \"sleep 1 # " << marker
+                      << "\\nprintf '{\\\"outputs\\\": {\\\"y\\\": 1}}' > results.json\", \"" << marker << "\"]\n"
+                      << "[model.inputs]\nx = 1\n[model.outputs]\ny = \"1\"\n[parameters.x]\nrole = \"aleatoric\"\n"
+                      << "distribution = \"uniform\"\nlow = 0\nhigh = 2\n[sampling]\nsamples = 40\nseed = 1\n";
+  const cli_result r = run_cli("run " + path + " -o " + (s / "slow.h5") + " -j 2 --time-limit 1.5");
+  INFO(r.output);
+  CHECK(r.exit_code == 130);
+  CHECK_THAT(r.output, Contains("stopped by the time limit"));
+  // [c]: the pattern does not match the command line of the shell that runs pgrep.
+  CHECK(run_cli_command("pgrep -f '[c]" + marker.substr(1) + "'").output.empty());
+}
