@@ -32,6 +32,45 @@ class lap_timer {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
+// Blocks of about this many seconds of work on the run's threads (study::run_options::
+// block_seconds): a slow study commits a block to its file every few seconds, so a kill loses
+// at most that; cheap studies still get blocks of whole chunks.
+constexpr double block_seconds = 2.0;
+// A run planned to take longer than this says so once, after its first blocks.
+constexpr double long_run_seconds = 180.0;
+
+std::string duration_text(double seconds) {
+  if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 7200) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
+// Prints, once, how long a long run will take: from the rate of this run's samples measured
+// over its first blocks (at least a few seconds, so that the start-up does not count for much).
+class time_estimate {
+ public:
+  time_estimate(std::FILE* to, std::size_t first, std::size_t threads) : to_(to), first_(first), threads_(threads) {}
+  void operator()(std::size_t done, std::size_t n) {
+    if (said_ || done <= first_ || done >= n) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (elapsed < 3.0) return;
+    said_ = true;
+    const double per_sample = elapsed / static_cast<double>(done - first_);
+    const double total = per_sample * static_cast<double>(n - first_);
+    if (total < long_run_seconds) return;
+    fmt::print(to_, "estimated time: about {} for {} samples ({:.3g} s per sample on {} thread{}); {} left\n",
+               duration_text(total), n - first_, per_sample * static_cast<double>(threads_), threads_,
+               threads_ == 1 ? "" : "s", duration_text(total - elapsed));
+    std::fflush(to_);
+  }
+
+ private:
+  std::FILE* to_;
+  std::size_t first_, threads_;
+  bool said_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 // The file and where the job's rows start: a new file, or what a resumed one already holds.
 struct opened_file {
   io::ensemble_writer writer;
@@ -163,14 +202,21 @@ run_result run_ensemble_job(const io::study_document& doc, const run_options& o,
   const double open_seconds = clock.lap();
   study::run_options ro;
   ro.threads = o.threads;
-  ro.block_size = writer.chunk_rows();  // whole chunks: each is compressed once
+  // Whole chunks where samples are cheap (each compressed once, by a worker); where they are
+  // costly, blocks of a few seconds that the writer assembles into chunks.
+  ro.block_size = writer.chunk_rows();
+  ro.block_seconds = block_seconds;
   ro.first_block = writer.chunk_rows() - writer.completed() % writer.chunk_rows();  // after a cut-short block
   ro.first = range.first + writer.completed();
   ro.end = range.second;
   ro.stop = o.stop;
   ro.cancel = o.cancel;
   ro.pause_after_blocks = o.pause_after_blocks;
-  ro.progress = o.progress;
+  ro.progress = [estimate = time_estimate(to, ro.first, threads * (o.executor ? o.executor->processes() : 1)),
+                 &o](std::size_t done, std::size_t n) mutable {
+    estimate(done, n);
+    if (o.progress) o.progress(done, n);
+  };
   const study::run_summary result = o.executor ? o.executor->run(doc, job.study, job.plan, sink, ro)
                                                : study::run_ensemble(job.study, job.plan, sink, ro);
 

@@ -381,6 +381,18 @@ void ensemble_writer::flush() {
   }
 }
 
+// A block of whole chunks is written as its chunks, compressed by the worker that evaluated it.
+// A block of part of a chunk (a costly study's blocks hold a few seconds of work, see
+// study::run_options::block_seconds; a resumed run's first block) is written as rows: HDF5
+// assembles the chunk in its chunk cache, and each flush writes it again, a little fuller. The
+// alternative, chunks made smaller for costly rows, would need the cost when the file is
+// created, before any sample ran, and a chunk shape chosen by timing would differ between a
+// run, its resume and its shards. Rewriting a chunk every few seconds costs little time, but
+// HDF5 reuses the space of the chunk's last version only in part: a chunk assembled from k
+// blocks leaves about k/6 versions of it behind (the runner keeps blocks to at least 1/64 of a
+// chunk, so a costly study's file is up to ~10x its data; a cheap study's whole-chunk blocks
+// leave nothing). Rewriting a partial chunk uncompressed, at a fixed size and so in place,
+// would remove that cost.
 void ensemble_writer::write_block(const ensemble_block& block) {
   const std::size_t first = impl_->written;  // row in the file
   const std::size_t end = first + block.size();

@@ -193,6 +193,43 @@ class background_appender {
   std::thread thread_;  // last: started once the rest is set up
 };
 
+// Where the blocks of a run end (run_options::block_size, first_block, block_seconds). A block
+// never crosses a block_size boundary counted from the first one, so blocks of block_size
+// samples are whole chunks of the file (compressed by the workers, written once), and smaller
+// ones, cut by cost, tile a chunk that the writer assembles from them (io::ensemble_writer).
+class block_sizer {
+ public:
+  block_sizer(const run_options& o, std::size_t workers, const block_evaluator& cost)
+      : size_(o.block_size), anchor_(o.first + (o.first_block > 0 ? o.first_block : 0)),
+        seconds_(o.block_seconds), workers_(std::max<std::size_t>(1, workers)), cost_(cost) {}
+
+  // Samples of the block that starts at `next` (< end).
+  std::size_t operator()(std::size_t next, std::size_t end) const {
+    const std::size_t boundary = next < anchor_ ? anchor_ : anchor_ + ((next - anchor_) / size_ + 1) * size_;
+    std::size_t rows = boundary - next;
+    if (seconds_ > 0) rows = std::min(rows, by_cost());
+    return std::min(rows, end - next);
+  }
+
+ private:
+  // block_seconds of work on every worker thread, from the cost measured so far; one sample per
+  // thread until a sample has been timed (a slow study commits its first samples soon). At
+  // least 1/64 of a chunk: the writer rewrites a chunk at each block that adds to it, and each
+  // rewrite leaves the space of the chunk's last version behind (io/ensemble_writer.cpp).
+  std::size_t by_cost() const {
+    const double per_sample = cost_.seconds_per_sample();
+    if (per_sample <= 0) return workers_;
+    const double rows = seconds_ * static_cast<double>(workers_) / per_sample;
+    if (rows >= static_cast<double>(size_)) return size_;
+    return std::max({std::size_t{1}, size_ / 64, static_cast<std::size_t>(rows)});
+  }
+
+  const std::size_t size_, anchor_;
+  const double seconds_;
+  const std::size_t workers_;
+  const block_evaluator& cost_;
+};
+
 }  // namespace
 
 void memory_sink::append(const io::ensemble_block& block) {
@@ -217,6 +254,7 @@ void memory_sink::append(const io::ensemble_block& block) {
 
 void run_options::validate() const {
   require(block_size >= 1, "block_size", static_cast<double>(block_size), "", ">= 1");
+  require(block_seconds >= 0 && block_seconds <= 86400, "block_seconds", block_seconds, "s", "in [0, 86400]");
   require(threads <= 65536, "threads", static_cast<double>(threads), "", "in [0, 65536]");
 }
 
@@ -247,6 +285,34 @@ const model::model& block_evaluator::model_for(std::size_t i) const {
   return *local[c];
 }
 
+double block_evaluator::seconds_per_sample() const {
+  const std::uint64_t samples = timed_samples_.load(std::memory_order_relaxed);
+  return samples == 0 ? 0.0 : 1e-9 * static_cast<double>(timed_nanoseconds_.load(std::memory_order_relaxed)) /
+                                  static_cast<double>(samples);
+}
+
+// Times the rows one thread evaluates in a row, for seconds_per_sample: the count is kept in
+// `to` and both are added once, when it goes out of scope (also on a cancel).
+class block_evaluator::timed_rows {
+ public:
+  timed_rows(const block_evaluator& owner, std::size_t begin) : owner_(owner), begin_(begin), end_(begin) {}
+  timed_rows(const timed_rows&) = delete;
+  timed_rows& operator=(const timed_rows&) = delete;
+  ~timed_rows() {
+    if (end_ == begin_) return;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_);
+    owner_.timed_nanoseconds_.fetch_add(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
+    owner_.timed_samples_.fetch_add(end_ - begin_, std::memory_order_relaxed);
+  }
+  void to(std::size_t end) { end_ = end; }
+
+ private:
+  const block_evaluator& owner_;
+  const std::size_t begin_;
+  std::size_t end_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size,
                                             const std::atomic<bool>* cancel) const {
   require(first + size <= study_.rows(), "block end", static_cast<double>(first + size), "",
@@ -262,7 +328,8 @@ evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size,
   // a time.
   const std::size_t grain = study_.model.has_batch() ? 8 : 1;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, size, grain), [&](const tbb::blocked_range<std::size_t>& range) {
-    for (std::size_t r = range.begin(); r < range.end();) {
+    timed_rows timed(*this, range.begin());
+    for (std::size_t r = range.begin(); r < range.end(); timed.to(r)) {
       if (cancel && cancel->load(std::memory_order_relaxed)) {
         cancelled = true;
         return;
@@ -311,6 +378,7 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
   std::optional<tbb::global_control> limit;
   if (options.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, options.threads);
   const std::size_t workers = worker_threads(options.threads);
+  const block_sizer block_size(options, workers, evaluate);
   const bool abort_on_failure = study.sampling.failures == failure_policy::abort;
 
   run_summary summary;
@@ -338,10 +406,7 @@ run_summary run_ensemble(const ensemble_study& study, const sample_plan& inputs,
                                         return {};
                                       }
                                       ++started;
-                                      const std::size_t size = next == options.first && options.first_block > 0
-                                                                   ? options.first_block
-                                                                   : options.block_size;
-                                      const range r{next, std::min(size, n - next)};
+                                      const range r{next, block_size(next, n)};
                                       next += r.second;
                                       return r;
                                     }) &

@@ -146,6 +146,34 @@ struct square_with_note {
   }
 };
 
+// x squared after sleeping `delay`: a model whose samples take measurable time.
+struct slow_square {
+  std::chrono::microseconds delay{0};
+  std::vector<model::variable> inputs() const { return {{"x", units::length, 1.0}}; }
+  std::vector<model::variable> outputs() const { return {{"y", units::length * units::length}}; }
+  bool thread_safe() const { return true; }
+  model::evaluation evaluate(std::span<const double> x) const {
+    std::this_thread::sleep_for(delay);
+    return {{x[0] * x[0]}, {}};
+  }
+};
+
+ensemble_study slow_study(std::chrono::microseconds delay, std::size_t samples) {
+  ensemble_study s{"", model::model(slow_square{delay}),
+                   {{"x", "m", io::input_role::aleatoric, 0.0, uq::make_uniform(1.0, 2.0)}}, {}, {}, {}};
+  s.sampling.samples = samples;
+  return s;
+}
+
+// The blocks a run hands on, in order.
+struct block_log : memory_sink {
+  std::vector<std::pair<std::size_t, std::size_t>> blocks;  // first, size
+  void append(const io::ensemble_block& b) override {
+    blocks.emplace_back(b.first, b.size());
+    memory_sink::append(b);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("every sample equals the model evaluated at its inputs", "[ensemble_runner]") {
@@ -385,4 +413,73 @@ TEST_CASE("a valid sample's note is stored with its row, through evaluate and th
   CHECK(noted > 50);
   CHECK(noted < 150);
   CHECK(x.messages == y.messages);
+}
+
+TEST_CASE("blocks sized by cost: a slow model's blocks hold a few seconds of work and tile the chunks",
+          "[ensemble_runner][block_seconds]") {
+  // 10 ms a sample, blocks of 0.05 s on 2 threads: about 10 samples, in chunks of 32.
+  const ensemble_study s = slow_study(std::chrono::milliseconds(10), 100);
+  run_options o = opts(2, 32);
+  o.block_seconds = 0.05;
+  block_log sink;
+  const run_summary summary = run_ensemble(s, sample_inputs(s), sink, o);
+  CHECK(summary.completed == 100);
+  REQUIRE(sink.blocks.size() > 4);
+  // Until a sample has been timed, a block is one sample per thread.
+  CHECK(sink.blocks.front() == std::pair<std::size_t, std::size_t>{0, 2});
+  for (const auto& [first, size] : sink.blocks) {
+    INFO("block [" << first << ", " << first + size << ")");
+    CHECK(size >= 1);
+    CHECK(first / 32 == (first + size - 1) / 32);  // within one chunk
+    CHECK(size < 32);  // a whole chunk would be 0.16 s of work
+  }
+  // The values do not depend on the blocks.
+  const io::ensemble_block fixed = run(s, opts(1, 32));
+  CHECK(same_bits(sink.samples().inputs, fixed.inputs));
+  CHECK(same_bits(sink.samples().outputs, fixed.outputs));
+  CHECK(sink.samples().status == fixed.status);
+}
+
+TEST_CASE("blocks sized by cost: a cheap model's blocks are whole chunks after the first few",
+          "[ensemble_runner][block_seconds]") {
+  const ensemble_study s = slow_study(std::chrono::microseconds(0), 1000);
+  const std::size_t first = GENERATE(0, 50);
+  run_options o = opts(2, 64, first);
+  o.block_seconds = 2.0;
+  o.first_block = 64 - first % 64;  // as a resumed run realigns with its file's chunks
+  block_log sink;
+  run_ensemble(s, sample_inputs(s), sink, o);
+  REQUIRE(sink.samples().size() == 1000 - first);
+  CHECK(sink.blocks.front() == std::pair<std::size_t, std::size_t>{first, 2});
+  for (const auto& [begin, size] : sink.blocks) {
+    INFO("block [" << begin << ", " << begin + size << ")");
+    CHECK(begin / 64 == (begin + size - 1) / 64);
+    if (begin >= 128 && begin + size < 1000) CHECK(size == 64);  // the first chunk's probes are a few samples
+  }
+}
+
+TEST_CASE("blocks sized by cost: a pause after the first block lands at one sample per thread",
+          "[ensemble_runner][block_seconds]") {
+  const ensemble_study s = slow_study(std::chrono::milliseconds(2), 100);
+  const std::size_t threads = GENERATE(1, 2);
+  run_options o = opts(threads, 32, 10);
+  o.block_seconds = 1.0;
+  o.pause_after_blocks = 1;
+  memory_sink sink;
+  const run_summary summary = run_ensemble(s, sample_inputs(s), sink, o);
+  CHECK(summary.stopped);
+  CHECK(summary.completed == 10 + threads);
+  const io::ensemble_block fixed = run(s, opts(2, 32));
+  CHECK(same_bits(sink.samples().outputs, fixed.outputs.middleRows(10, static_cast<Eigen::Index>(threads))));
+}
+
+TEST_CASE("block_evaluator times its samples", "[ensemble_runner][block_seconds]") {
+  const ensemble_study s = slow_study(std::chrono::milliseconds(5), 8);
+  const io::sample_matrix x = sample_inputs(s);
+  const sample_plan plan(s, x);
+  const block_evaluator evaluate(s, plan);
+  CHECK(evaluate.seconds_per_sample() == 0.0);
+  evaluate(0, 8);
+  CHECK(evaluate.seconds_per_sample() >= 0.005);
+  CHECK(evaluate.seconds_per_sample() < 1.0);
 }

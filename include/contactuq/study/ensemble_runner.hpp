@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -60,7 +61,7 @@ class writer_sink : public sample_sink {
 
 struct run_options {
   std::size_t threads = 0;     ///< worker threads, 0: all cores (tbb::global_control)
-  std::size_t block_size = 256;  ///< samples per block handed to the sink, >= 1
+  std::size_t block_size = 256;  ///< samples per block handed to the sink, >= 1 (at most: see block_seconds)
   std::size_t first = 0;       ///< first sample to evaluate (a resumed run), <= N
   std::size_t end = 0;         ///< one past the last sample to evaluate (a shard), <= N; 0: N
   // When set (e.g. by a SIGINT handler), no new block is started; blocks in flight are
@@ -73,6 +74,14 @@ struct run_options {
   // Samples of the first block (a resumed run: up to the next whole chunk of its file); 0:
   // block_size.
   std::size_t first_block = 0;
+  // Seconds of work a block should hold on the run's threads; 0: every block is block_size
+  // (fixed sizes). When > 0, blocks are sized by measured cost as well: until the first samples
+  // have been timed a block is `threads` samples, then block_seconds x threads / (seconds per
+  // sample), at least block_size / 64 and at most block_size, never across a block_size
+  // boundary (a chunk of the file: whole chunks stay whole, a costly study's blocks tile them).
+  // Cheap studies get block_size blocks after the first few; a slow one hands the sink a block
+  // every few seconds. Which samples a block holds then depends on timing; their values never do.
+  double block_seconds = 0.0;
   // For tests of interrupted runs, a pause at a known point: when > 0, the run starts no block
   // after its first pause_after_blocks, hands those to the sink, and then waits until stop or
   // cancel is set (a signal, a time limit) before it returns stopped; given neither flag, it
@@ -122,14 +131,19 @@ class block_evaluator {
   // Samples [first, first + size), under the study's failure policy (retries included). Once
   // `cancel` is set no further sample starts and the block comes back cancelled, cut short.
   evaluated_block operator()(std::size_t first, std::size_t size, const std::atomic<bool>* cancel = nullptr) const;
+  // Wall-clock seconds one thread spent per sample, over the samples evaluated so far (timed
+  // per run of rows on a thread, so several blocks at once count once each); 0: none yet.
+  double seconds_per_sample() const;
 
  private:
+  class timed_rows;
   const model::model& model_for(std::size_t sample) const;
   const ensemble_study& study_;
   const sample_plan& inputs_;
   int attempts_ = 1;
   // Per worker thread, a clone of each case's model that is not thread safe.
   mutable tbb::enumerable_thread_specific<std::vector<std::optional<model::model>>> clones_;
+  mutable std::atomic<std::uint64_t> timed_samples_ = 0, timed_nanoseconds_ = 0;
 };
 
 // Returns once options.stop or options.cancel is set (the end of a pause_after_blocks), at once
