@@ -44,5 +44,6 @@ void add_plot_command(CLI::App& app, int& exit_code);
 void add_pinslot_command(CLI::App& app, int& exit_code);
 void add_fit_command(CLI::App& app, int& exit_code);
 void add_synthesize_command(CLI::App& app, int& exit_code);
+void add_serve_command(CLI::App& app, int& exit_code);
 
 }  // namespace contactuq::cli
