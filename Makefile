@@ -52,6 +52,7 @@ bench: build
 	bash bench/run_threaded.sh
 	bash bench/run_reliability_coverage.sh
 	bash bench/run_mechanism_reliability.sh
+	bash bench/run_umbridge.sh
 
 clean:
 	rm -rf build out

@@ -125,8 +125,8 @@ class served_model {
 
   std::string name_;
   model::model model_;
-  std::vector<double> base_;           ///< every model input at the study's values [SI]
-  std::vector<std::size_t> served_;    ///< the model inputs a request sets, in order
+  std::vector<double> base_;         ///< every model input at the study's values [SI]
+  std::vector<std::size_t> served_;  ///< the model inputs a request sets, in order
   std::vector<std::size_t> out_sizes_;
   std::unique_ptr<model_pool> pool_;
 };
@@ -135,15 +135,16 @@ served_model::served_model(const serve_options& o, const io::study_document& doc
     : model_(model::make_model(doc.root().table("model"))) {
   const io::study_table root = doc.root();
   using study::variable_role;
-  const study::accepted_roles roles{"a served study",
-                                    {variable_role::fixed, variable_role::design, variable_role::aleatoric,
-                                     variable_role::epistemic, variable_role::calibrated}};
+  const study::accepted_roles roles{
+      "a served study",
+      {variable_role::fixed, variable_role::design, variable_role::aleatoric,
+       variable_role::epistemic, variable_role::calibrated}};
   const study::variables vars = study::read_variables(root, model_, roles);
   for (const study::epistemic_parameter& p : vars.epistemic)
     if (p.model_key || p.case_table)
       throw std::invalid_argument(fmt::format(
-          "{}: [parameters.{}] chooses {}; a server serves one model: fix it in the study", o.study, p.name,
-          p.model_key ? "a [model] key" : "cases"));
+          "{}: [parameters.{}] chooses {}; a server serves one model: fix it in the study", o.study,
+          p.name, p.model_key ? "a [model] key" : "cases"));
   base_ = vars.values();
   for (std::size_t i = 0; i < vars.inputs.size(); ++i)
     if (o.all_inputs || vars.inputs[i].role != variable_role::fixed) served_.push_back(i);
@@ -164,8 +165,8 @@ std::string served_model::describe() const {
   for (const model::variable& v : model_.outputs())
     out += fmt::format("{}{} [{}]", out.empty() ? "" : ", ", v.name, v.unit.empty() ? "1" : v.unit);
   for (const model::curve_output& c : model_.curves())
-    out += fmt::format("{}{} [{}] ({} points)", out.empty() ? "" : ", ", c.name, c.unit.empty() ? "1" : c.unit,
-                       c.abscissa.size());
+    out += fmt::format("{}{} [{}] ({} points)", out.empty() ? "" : ", ", c.name,
+                       c.unit.empty() ? "1" : c.unit, c.abscissa.size());
   return fmt::format("inputs (SI): {}\noutputs (SI): {}", in, out);
 }
 
@@ -192,7 +193,11 @@ json served_model::parse_request(const std::string& body) const {
 reply served_model::model_info(const std::string& body) const {
   parse_request(body);
   return {200,
-          {{"support", {{"Evaluate", true}, {"Gradient", false}, {"ApplyJacobian", false}, {"ApplyHessian", false}}}}};
+          {{"support",
+            {{"Evaluate", true},
+             {"Gradient", false},
+             {"ApplyJacobian", false},
+             {"ApplyHessian", false}}}}};
 }
 
 reply served_model::input_sizes(const std::string& body) const {
@@ -211,20 +216,22 @@ std::vector<double> served_model::point(const json& request) const {
   if (input == request.end() || !input->is_array())
     refuse("InvalidInput", "the request has no \"input\" array of vectors");
   if (input->size() != served_.size())
-    refuse("InvalidInput", fmt::format("{} input vectors given, the model takes {}", input->size(), served_.size()));
+    refuse("InvalidInput", fmt::format("{} input vectors given, the model takes {}", input->size(),
+                                       served_.size()));
   std::vector<double> x = base_;
   for (std::size_t k = 0; k < served_.size(); ++k) {
     const model::variable& v = model_.inputs()[served_[k]];
     const json& given = (*input)[k];
     if (!given.is_array() || given.size() != 1)
       refuse("InvalidInput", fmt::format("input {} ({}) must be a vector of size 1", k, v.name));
-    if (!given[0].is_number()) refuse("InvalidInput", fmt::format("input {} ({}) is not a number", k, v.name));
+    if (!given[0].is_number())
+      refuse("InvalidInput", fmt::format("input {} ({}) is not a number", k, v.name));
     const double value = given[0].get<double>();
     if (!std::isfinite(value))
       refuse("InvalidInput", fmt::format("input {} ({}) = {} is not finite", k, v.name, value));
     if (!v.valid.contains(value))
-      refuse("InvalidInput", fmt::format("input {} ({}) = {} {} is outside its valid range {}", k, v.name,
-                                         format_value(value), v.unit, v.valid.text(v.dim)));
+      refuse("InvalidInput", fmt::format("input {} ({}) = {} {} is outside its valid range {}", k,
+                                         v.name, format_value(value), v.unit, v.valid.text(v.dim)));
     x[served_[k]] = value;
   }
   return x;
@@ -243,12 +250,15 @@ reply served_model::evaluate(const std::string& body) {
   json output = json::array();
   for (std::size_t j = 0; j < e.outputs.size(); ++j) {
     if (!std::isfinite(e.outputs[j]))
-      refuse("InvalidOutput", fmt::format("output {} is not finite", model_.outputs()[j].name), 500);
+      refuse("InvalidOutput", fmt::format("output {} is not finite", model_.outputs()[j].name),
+             500);
     output.push_back(json::array({e.outputs[j]}));
   }
   for (std::size_t c = 0; c < e.curves.size(); ++c) {
-    if (!std::all_of(e.curves[c].begin(), e.curves[c].end(), [](double y) { return std::isfinite(y); }))
-      refuse("InvalidOutput", fmt::format("curve {} has a value that is not finite", model_.curves()[c].name), 500);
+    if (!std::all_of(e.curves[c].begin(), e.curves[c].end(),
+                     [](double y) { return std::isfinite(y); }))
+      refuse("InvalidOutput",
+             fmt::format("curve {} has a value that is not finite", model_.curves()[c].name), 500);
     output.push_back(e.curves[c]);
   }
   return {200, {{"output", std::move(output)}}};
@@ -278,10 +288,15 @@ void answer(httplib::Response& res, F&& handle) {
 
 void route(httplib::Server& server, served_model& served, const serve_options& o) {
   server.set_payload_max_length(o.max_request_bytes);
+  // Up to 100 requests per kept-alive connection (httplib: 5), so a client rarely reconnects.
+  server.set_keep_alive_max_count(100);
+  server.set_tcp_nodelay(true);  // else a small answer waits for the client's delayed ACK (~40 ms)
   // Evaluations wait for a model slot; a few more threads keep /Info answering meanwhile.
   const std::size_t threads = o.concurrency + 4;
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server.Get("/Info", [&](const httplib::Request&, httplib::Response& res) { answer(res, [&] { return served.info(); }); });
+  server.Get("/Info", [&](const httplib::Request&, httplib::Response& res) {
+    answer(res, [&] { return served.info(); });
+  });
   server.Post("/ModelInfo", [&](const httplib::Request& req, httplib::Response& res) {
     answer(res, [&] { return served.model_info(req.body); });
   });
@@ -297,20 +312,26 @@ void route(httplib::Server& server, served_model& served, const serve_options& o
   for (const char* feature : {"/Gradient", "/ApplyJacobian", "/ApplyHessian"})
     server.Post(feature, [feature](const httplib::Request&, httplib::Response& res) {
       answer(res, [&]() -> reply {
-        refuse("UnsupportedFeature", fmt::format("{} is not supported; only Evaluate", feature + 1));
+        refuse("UnsupportedFeature",
+               fmt::format("{} is not supported; only Evaluate", feature + 1));
       });
     });
   // What httplib answers itself (an unknown path, a body over the limit, a bad request line).
   server.set_error_handler([&o](const httplib::Request& req, httplib::Response& res) {
-    const std::string message = res.status == 413 ? fmt::format("the request is over {} bytes", o.max_request_bytes)
-                                : res.status == 404 ? fmt::format("no such endpoint: {} {}", req.method, req.path.substr(0, 200))
-                                                    : fmt::format("HTTP {}", res.status);
-    res.set_content(error_reply(res.status, "InvalidInput", message).body.dump(), "application/json");
+    const std::string message =
+        res.status == 413 ? fmt::format("the request is over {} bytes", o.max_request_bytes)
+        : res.status == 404
+            ? fmt::format("no such endpoint: {} {}", req.method, req.path.substr(0, 200))
+            : fmt::format("HTTP {}", res.status);
+    res.set_content(error_reply(res.status, "InvalidInput", message).body.dump(),
+                    "application/json");
   });
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    res.status = 500;
-    res.set_content(error_reply(500, "InternalError", "internal error").body.dump(), "application/json");
-  });
+  server.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        res.status = 500;
+        res.set_content(error_reply(500, "InternalError", "internal error").body.dump(),
+                        "application/json");
+      });
 }
 
 int serve(const serve_options& o) {
@@ -324,13 +345,19 @@ int serve(const serve_options& o) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  const int port = o.port == 0 ? server.bind_to_any_port(o.host) : (server.bind_to_port(o.host, o.port) ? o.port : -1);
-  if (port < 0) throw std::runtime_error(fmt::format("serve: cannot listen on {}:{}", o.host, o.port));
+  const int port = o.port == 0 ? server.bind_to_any_port(o.host)
+                               : (server.bind_to_port(o.host, o.port) ? o.port : -1);
+  if (port < 0)
+    throw std::runtime_error(fmt::format("serve: cannot listen on {}:{}", o.host, o.port));
   if (!loopback(o.host))
-    fmt::print(stderr, "contactuq: warning: serving on {}, not a loopback address: anyone who can reach this "
-                       "machine can evaluate the model\n", o.host);
+    fmt::print(
+        stderr,
+        "contactuq: warning: serving on {}, not a loopback address: anyone who can reach this "
+        "machine can evaluate the model\n",
+        o.host);
   fmt::print("contactuq serve: model \"{}\" at http://{}:{}\n{}\n", served.name(),
-             o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host, port, served.describe());
+             o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host, port,
+             served.describe());
   std::fflush(stdout);
   std::thread stopper([&] {
     int sig = 0;
@@ -348,19 +375,27 @@ int serve(const serve_options& o) {
 
 void add_serve_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
-      "serve", "Serve a study's model over the UM-Bridge HTTP protocol (docs/umbridge.md) until Ctrl-C");
+      "serve",
+      "Serve a study's model over the UM-Bridge HTTP protocol (docs/umbridge.md) until Ctrl-C");
   auto o = std::make_shared<serve_options>();
-  sub->add_option("study", o->study, "Study file (TOML) whose model to serve")->required()->check(CLI::ExistingFile);
-  sub->add_option("--port", o->port, "TCP port (0: any free port, printed)")->capture_default_str()
+  sub->add_option("study", o->study, "Study file (TOML) whose model to serve")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("--port", o->port, "TCP port (0: any free port, printed)")
+      ->capture_default_str()
       ->check(CLI::Range(0, 65535));
-  sub->add_option("--host", o->host, "Address to bind; not loopback: anyone who can reach it may evaluate")
+  sub->add_option("--host", o->host,
+                  "Address to bind; not loopback: anyone who can reach it may evaluate")
       ->capture_default_str();
   sub->add_option("--name", o->name, "Model name on the server (default: the study's model type)");
   sub->add_option("--concurrency", o->concurrency, "Evaluations at once; more requests wait")
-      ->capture_default_str()->check(CLI::Range(1, 256));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   sub->add_option("--max-request-bytes", o->max_request_bytes, "Largest request body accepted")
-      ->capture_default_str()->check(CLI::Range(64, 1 << 30));
-  sub->add_flag("--all-inputs", o->all_inputs, "Serve every model input, not only those the study varies");
+      ->capture_default_str()
+      ->check(CLI::Range(64, 1 << 30));
+  sub->add_flag("--all-inputs", o->all_inputs,
+                "Serve every model input, not only those the study varies");
   sub->callback([o, &exit_code] { exit_code = serve(*o); });
 }
 

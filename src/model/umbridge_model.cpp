@@ -35,8 +35,9 @@ std::string normalized_url(std::string url) {
 // The keys of a table in the order the file writes them (a TOML table is sorted by name).
 std::vector<std::string> written(const io::study_table& table) {
   std::vector<std::string> keys = table.keys();
-  std::stable_sort(keys.begin(), keys.end(),
-                   [&](const std::string& a, const std::string& b) { return table.line(a) < table.line(b); });
+  std::stable_sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
+    return table.line(a) < table.line(b);
+  });
   return keys;
 }
 
@@ -64,7 +65,8 @@ variable read_input(const io::study_table& inputs, const std::string& name) {
     v.valid.low = it.quantity_or("low", v.dim, v.valid.low);
     v.valid.high = it.quantity_or("high", v.dim, v.valid.high);
     if (!(v.valid.low < v.valid.high)) it.fail("high", "must be above low");
-    if (!v.valid.contains(v.nominal)) it.fail("value", fmt::format("{} is outside [low, high]", name));
+    if (!v.valid.contains(v.nominal))
+      it.fail("value", fmt::format("{} is outside [low, high]", name));
   } else {
     std::tie(v.nominal, v.dim) = read_value(inputs, name);
   }
@@ -81,8 +83,10 @@ umbridge_output read_output(const io::study_table& outputs, const std::string& n
     outputs.fail(name, e.what());
   }
   if (unit.to_si != 1.0)
-    outputs.fail(name, fmt::format("\"{}\" is not an SI unit: the protocol carries SI values; declare \"{}\"", text,
-                                   u::si_unit(unit.dim).empty() ? "1" : u::si_unit(unit.dim)));
+    outputs.fail(
+        name,
+        fmt::format("\"{}\" is not an SI unit: the protocol carries SI values; declare \"{}\"",
+                    text, u::si_unit(unit.dim).empty() ? "1" : u::si_unit(unit.dim)));
   return {name, unit.dim, text == "1" ? std::string() : text};
 }
 
@@ -94,6 +98,8 @@ struct umbridge_model::client {
   client(const std::string& url, double timeout_s) : http(url) {
     const auto timeout = std::chrono::duration<double>(timeout_s);
     http.set_keep_alive(true);
+    http.set_tcp_nodelay(
+        true);  // a small request is sent at once, not after the server's delayed ACK
     http.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(
         std::min(timeout, std::chrono::duration<double>(30.0))));
     http.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
@@ -101,28 +107,34 @@ struct umbridge_model::client {
   }
 };
 
-umbridge_model::umbridge_model(std::string url, std::string model_name, std::vector<variable> inputs,
-                               std::vector<umbridge_output> outputs, double timeout_s)
+umbridge_model::umbridge_model(std::string url, std::string model_name,
+                               std::vector<variable> inputs, std::vector<umbridge_output> outputs,
+                               double timeout_s)
     : url_(normalized_url(url)),
       model_name_(std::move(model_name)),
       inputs_(std::move(inputs)),
       outputs_(std::move(outputs)),
       timeout_s_(timeout_s) {
   if (url_.empty())
-    throw parameter_error("url", fmt::format("url = \"{}\": expected http://host:port (or https://)", url));
+    throw parameter_error(
+        "url", fmt::format("url = \"{}\": expected http://host:port (or https://)", url));
   if (model_name_.empty()) throw parameter_error("name", "the model's name on the server is empty");
-  if (inputs_.empty()) throw parameter_error("inputs", "a UM-Bridge model needs at least one input");
-  if (outputs_.empty()) throw parameter_error("outputs", "a UM-Bridge model needs at least one output");
+  if (inputs_.empty())
+    throw parameter_error("inputs", "a UM-Bridge model needs at least one input");
+  if (outputs_.empty())
+    throw parameter_error("outputs", "a UM-Bridge model needs at least one output");
   if (!(timeout_s_ > 0.0)) throw parameter_error("timeout", "the timeout must be > 0 s");
   std::set<std::string> seen;
   for (const variable& v : inputs_)
     if (v.name.empty() || !seen.insert(v.name).second)
-      throw parameter_error(v.name, fmt::format("input name \"{}\" is empty or used twice", v.name));
+      throw parameter_error(v.name,
+                            fmt::format("input name \"{}\" is empty or used twice", v.name));
   for (const umbridge_output& o : outputs_)
     if (o.name.empty() || !seen.insert(o.name).second)
-      throw parameter_error(o.name, fmt::format("output name \"{}\" is empty or used twice (inputs and outputs "
-                                                "share names)",
-                                                o.name));
+      throw parameter_error(
+          o.name, fmt::format("output name \"{}\" is empty or used twice (inputs and outputs "
+                              "share names)",
+                              o.name));
 }
 
 umbridge_model::umbridge_model(const umbridge_model& other)
@@ -149,16 +161,19 @@ std::vector<variable> umbridge_model::outputs() const {
 
 evaluation umbridge_model::evaluate(std::span<const double> x) const {
   if (x.size() != inputs_.size())
-    throw std::invalid_argument(fmt::format("umbridge model: {} inputs, got {}", inputs_.size(), x.size()));
+    throw std::invalid_argument(
+        fmt::format("umbridge model: {} inputs, got {}", inputs_.size(), x.size()));
   const auto fail = [&](const std::string& what) -> model_error {
     return model_error(fmt::format("UM-Bridge model \"{}\" at {}: {}", model_name_, url_, what));
   };
   json input = json::array();
   for (std::size_t i = 0; i < x.size(); ++i) {
-    if (!std::isfinite(x[i])) throw fail(fmt::format("input {} = {} is not finite", inputs_[i].name, x[i]));
+    if (!std::isfinite(x[i]))
+      throw fail(fmt::format("input {} = {} is not finite", inputs_[i].name, x[i]));
     input.push_back(json::array({x[i]}));
   }
-  const json request = {{"name", model_name_}, {"input", std::move(input)}, {"config", json::object()}};
+  const json request = {
+      {"name", model_name_}, {"input", std::move(input)}, {"config", json::object()}};
   if (!client_) client_ = std::make_unique<client>(url_, timeout_s_);
   const httplib::Result res = client_->http.Post("/Evaluate", request.dump(), "application/json");
   if (!res) {
@@ -169,12 +184,14 @@ evaluation umbridge_model::evaluate(std::span<const double> x) const {
   try {
     answer = json::parse(res->body);
   } catch (const json::exception&) {
-    throw fail(fmt::format("HTTP {}: the answer is not JSON: \"{}\"", res->status, res->body.substr(0, 200)));
+    throw fail(fmt::format("HTTP {}: the answer is not JSON: \"{}\"", res->status,
+                           res->body.substr(0, 200)));
   }
   if (answer.is_object() && answer.contains("error")) {
     const json& e = answer["error"];
     const auto text = [&](const char* key) {
-      return e.is_object() && e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : std::string("?");
+      return e.is_object() && e.contains(key) && e[key].is_string() ? e[key].get<std::string>()
+                                                                    : std::string("?");
     };
     throw fail(fmt::format("{}: {}", text("type"), text("message")));
   }
@@ -187,10 +204,11 @@ evaluation umbridge_model::evaluate(std::span<const double> x) const {
   evaluation e;
   for (std::size_t j = 0; j < out.size(); ++j) {
     if (!out[j].is_array() || out[j].size() != 1 || !out[j][0].is_number())
-      throw fail(fmt::format("output {} ({}) is not a vector of one number: {}", j, outputs_[j].name,
-                             out[j].dump().substr(0, 100)));
+      throw fail(fmt::format("output {} ({}) is not a vector of one number: {}", j,
+                             outputs_[j].name, out[j].dump().substr(0, 100)));
     const double y = out[j][0].get<double>();
-    if (!std::isfinite(y)) throw fail(fmt::format("output {} = {} is not finite", outputs_[j].name, y));
+    if (!std::isfinite(y))
+      throw fail(fmt::format("output {} = {} is not finite", outputs_[j].name, y));
     e.outputs.push_back(y);
   }
   return e;
@@ -198,22 +216,26 @@ evaluation umbridge_model::evaluate(std::span<const double> x) const {
 
 umbridge_model umbridge_model::from_study(const io::study_table& t) {
   t.allow_only({"type", "url", "name", "timeout", "inputs", "outputs"});
-  if (!t.has("inputs")) t.fail("missing [model.inputs]: name = \"<nominal value with units>\" per input");
-  if (!t.has("outputs")) t.fail("missing [model.outputs]: name = \"<SI unit>\" per output, e.g. g = \"N\"");
+  if (!t.has("inputs"))
+    t.fail("missing [model.inputs]: name = \"<nominal value with units>\" per input");
+  if (!t.has("outputs"))
+    t.fail("missing [model.outputs]: name = \"<SI unit>\" per output, e.g. g = \"N\"");
   const io::study_table in_table = t.table("inputs");
   const io::study_table out_table = t.table("outputs");
   std::vector<variable> inputs;
   for (const std::string& name : written(in_table)) inputs.push_back(read_input(in_table, name));
   std::vector<umbridge_output> outputs;
   for (const std::string& name : written(out_table)) {
-    if (in_table.has(name)) out_table.fail(name, "is an input's name too; inputs and outputs need names of their own");
+    if (in_table.has(name))
+      out_table.fail(name, "is an input's name too; inputs and outputs need names of their own");
     outputs.push_back(read_output(out_table, name));
   }
   if (inputs.empty()) in_table.fail("no inputs: name = \"<nominal value with units>\" per input");
   if (outputs.empty()) out_table.fail("no outputs: name = \"<SI unit>\" per output");
   const double timeout = t.quantity_or("timeout", u::duration, 600.0);
   try {
-    return umbridge_model(t.string("url"), t.string("name"), std::move(inputs), std::move(outputs), timeout);
+    return umbridge_model(t.string("url"), t.string("name"), std::move(inputs), std::move(outputs),
+                          timeout);
   } catch (const parameter_error& e) {
     t.fail(e);
   }

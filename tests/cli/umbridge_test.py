@@ -123,11 +123,11 @@ def run(cli, text, tmp, name, *extra):
 
 
 def check_round_trip(cli, tmp):
-    r, direct = run(cli, bridged_study(None, 2000), tmp, "direct", "-j", "1")
+    r, direct = run(cli, bridged_study(None, 1000), tmp, "direct", "-j", "1")
     check(r.returncode == 0, f"direct run: {r.stderr}")
     with server(cli, STUDY, "--concurrency", "2") as port:
         for j in ("1", "3"):
-            r, bridged = run(cli, bridged_study(port, 2000), tmp, "bridged" + j, "-j", j)
+            r, bridged = run(cli, bridged_study(port, 1000), tmp, "bridged" + j, "-j", j)
             check(r.returncode == 0, f"bridged run -j {j}: {r.stderr}")
             same = subprocess.run([sys.executable, os.path.join(HERE, "same_datasets.py"), direct, bridged],
                                   capture_output=True, text=True)

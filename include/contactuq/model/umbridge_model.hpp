@@ -2,7 +2,8 @@
 // A model served by another program over the UM-Bridge HTTP protocol (protocol version 1.0,
 // https://um-bridge-benchmarks.readthedocs.io), type "umbridge":
 //   y = F(x), evaluated as  POST <url>/Evaluate  {"name": <name>, "input": [[x_1], ..., [x_n]],
-//                                                 "config": {}}  ->  {"output": [[y_1], ..., [y_m]]}
+//                                                 "config": {}}  ->  {"output": [[y_1], ...,
+//                                                 [y_m]]}
 // Each input and each output is a vector of size 1 on the wire, in the order [model.inputs] and
 // [model.outputs] write them, in SI units (the units their declarations give the dimension of).
 //
