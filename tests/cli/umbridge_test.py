@@ -7,7 +7,8 @@
   3. malformed requests (truncated JSON, huge arrays, wrong sizes, NaN, wrong model name, a body
      over the limit, deep nesting, random byte mutations, garbage that is not HTTP) each get the
      protocol's error JSON, and the server keeps answering;
-  4. a model whose server is gone gives failed cases with the message, not a crash.
+  4. a server that answers errors, garbage or the wrong outputs for some inputs, or no server at
+     all, gives failed cases with the message; the other cases are unaffected.
 Every server started here is stopped at the end, also when a check fails.
 
     /usr/bin/python3 tests/cli/umbridge_test.py --cli build/release/contactuq
@@ -15,6 +16,7 @@ Every server started here is stopped at the end, also when a check fails.
 import argparse
 import contextlib
 import http.client
+import http.server
 import json
 import os
 import random
@@ -230,6 +232,60 @@ def check_fuzz(cli, tmp):
     print(f"ok: {refused} malformed requests answered with the protocol's error JSON; the server kept running")
 
 
+class FakeServer(http.server.BaseHTTPRequestHandler):
+    """R - S, except: R < 190 N an error JSON, R < 195 N garbage, R < 200 N one output too few."""
+
+    disable_nagle_algorithm = True  # the body is not held back for the client's delayed ACK
+
+    def do_POST(self):
+        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        r, s = request["input"][0][0], request["input"][1][0]
+        status, body = 200, json.dumps({"output": [[r - s], [r / s]]})
+        if r < 190:
+            status, body = 500, json.dumps({"error": {"type": "ModelError", "message": f"no solution at R = {r}"}})
+        elif r < 195:
+            body = "garbage"
+        elif r < 200:
+            body = json.dumps({"output": [[r - s]]})
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, *args):
+        pass
+
+
+def check_failures(cli, tmp):
+    import h5py
+    import numpy as np
+
+    fake = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeServer)
+    thread = threading.Thread(target=fake.serve_forever, daemon=True)
+    thread.start()
+    try:
+        r, out = run(cli, bridged_study(fake.server_address[1], 200), tmp, "faulty", "-j", "2")
+    finally:
+        fake.shutdown()
+        fake.server_close()
+    check(r.returncode == 0, f"faulty server: exit {r.returncode}: {r.stderr}")
+    with h5py.File(out, "r") as f:
+        x, y, status = f["inputs"][()], f["outputs"][()], f["status"][()]
+        messages = [m.decode() if isinstance(m, bytes) else m for m in f["messages"][()]]
+    for (rr, ss), (g, ratio), st, msg in zip(x, y, status, messages):
+        if rr < 190:
+            check(st == 1 and "ModelError: no solution at R = " in msg, f"R = {rr}: {st} {msg!r}")
+        elif rr < 195:
+            check(st == 1 and "not JSON" in msg, f"R = {rr}: {st} {msg!r}")
+        elif rr < 200:
+            check(st == 1 and "1 outputs answered, 2 declared" in msg, f"R = {rr}: {st} {msg!r}")
+        else:
+            check(st == 0 and g == rr - ss and ratio == rr / ss, f"R = {rr}: {st} {g} {msg!r}")
+    check(0 < np.count_nonzero(status) < len(status), "no mix of failed and valid cases")
+    print(f"ok: a faulty server: {np.count_nonzero(status)} failed cases with its messages, the others exact")
+
+
 def check_server_gone(cli, tmp):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
@@ -247,6 +303,7 @@ def main():
         check_curl(args.cli)
         check_fuzz(args.cli, tmp)
         check_round_trip(args.cli, tmp)
+        check_failures(args.cli, tmp)
         check_server_gone(args.cli, tmp)
 
 
