@@ -290,6 +290,12 @@ void route(httplib::Server& server, served_model& served, const serve_options& o
   server.set_payload_max_length(o.max_request_bytes);
   // Up to 100 requests per kept-alive connection (httplib: 5), so a client rarely reconnects.
   server.set_keep_alive_max_count(100);
+  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, with which a second server on the same
+  // port starts silently and takes half the requests.
+  server.set_socket_options([](socket_t sock) {
+    const int on = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+  });
   server.set_tcp_nodelay(true);  // else a small answer waits for the client's delayed ACK (~40 ms)
   // Evaluations wait for a model slot; a few more threads keep /Info answering meanwhile.
   const std::size_t threads = o.concurrency + 4;
@@ -345,6 +351,9 @@ int serve(const serve_options& o) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // httplib 0.11 writes with send() without MSG_NOSIGNAL: a client that hangs up before its
+  // answer would otherwise kill the server; the write fails with EPIPE instead.
+  std::signal(SIGPIPE, SIG_IGN);
   const int port = o.port == 0 ? server.bind_to_any_port(o.host)
                                : (server.bind_to_port(o.host, o.port) ? o.port : -1);
   if (port < 0)

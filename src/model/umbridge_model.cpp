@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
@@ -89,6 +92,31 @@ umbridge_output read_output(const io::study_table& outputs, const std::string& n
                     text, u::si_unit(unit.dim).empty() ? "1" : u::si_unit(unit.dim)));
   return {name, unit.dim, text == "1" ? std::string() : text};
 }
+
+// httplib 0.11 writes with send() without MSG_NOSIGNAL, so a server that closes the connection
+// would kill this process with SIGPIPE. SIGPIPE is blocked on this thread for one request, and
+// one that the request raised is taken back before it is unblocked; the write fails with EPIPE,
+// a failed evaluation.
+class sigpipe_blocked {
+ public:
+  sigpipe_blocked() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~sigpipe_blocked() {
+    if (sigismember(&old_, SIGPIPE)) return;  // blocked by the caller: left as it was
+    const timespec now{0, 0};
+    while (sigtimedwait(&pipe_, nullptr, &now) == SIGPIPE) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  sigpipe_blocked(const sigpipe_blocked&) = delete;
+  sigpipe_blocked& operator=(const sigpipe_blocked&) = delete;
+
+ private:
+  sigset_t pipe_, old_;
+};
 
 }  // namespace
 
@@ -175,7 +203,10 @@ evaluation umbridge_model::evaluate(std::span<const double> x) const {
   const json request = {
       {"name", model_name_}, {"input", std::move(input)}, {"config", json::object()}};
   if (!client_) client_ = std::make_unique<client>(url_, timeout_s_);
-  const httplib::Result res = client_->http.Post("/Evaluate", request.dump(), "application/json");
+  const httplib::Result res = [&] {
+    const sigpipe_blocked guard;
+    return client_->http.Post("/Evaluate", request.dump(), "application/json");
+  }();
   if (!res) {
     client_.reset();  // a fresh connection for the next evaluation
     throw fail(fmt::format("POST /Evaluate failed: {}", httplib::to_string(res.error())));

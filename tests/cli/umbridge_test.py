@@ -21,6 +21,7 @@ import json
 import os
 import random
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -87,7 +88,10 @@ def check_curl(cli):
         check(post(port, "/OutputSizes", named) == (200, {"outputSizes": [1, 1]}), "/OutputSizes")
         status, mi = post(port, "/ModelInfo", named)
         check(status == 200 and mi["support"]["Evaluate"] and not mi["support"]["Gradient"], f"/ModelInfo: {mi}")
-    print("ok: curl /Evaluate, /Info, /ModelInfo, /InputSizes, /OutputSizes")
+        # A second server on the same port is refused, not started beside the first.
+        second = subprocess.run([cli, "serve", STUDY, "--port", str(port)], capture_output=True, text=True, timeout=30)
+        check(second.returncode == 2 and "cannot listen" in second.stderr, f"second server: {second}")
+    print("ok: curl /Evaluate, /Info, /ModelInfo, /InputSizes, /OutputSizes; a port in use is refused")
 
 
 def bridged_study(port, samples, url=None):
@@ -216,6 +220,16 @@ def check_fuzz(cli, tmp):
                 s.sendall(raw)
                 s.shutdown(socket.SHUT_WR)
                 s.recv(65536)
+        # A client that sends many requests and resets the connection before reading the answers:
+        # writing them must not kill the server (SIGPIPE).
+        request = json.dumps({"name": "expression", "input": [[200.0], [150.0]]}).encode()
+        pipelined = (b"POST /Evaluate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(request), request)) * 200
+        for _ in range(5):
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.sendall(pipelined)
+            s.close()
         # Concurrent requests, more than --concurrency.
         answers = []
 
