@@ -323,15 +323,19 @@ void route(httplib::Server& server, served_model& served, const serve_options& o
       });
     });
   // What httplib answers itself (an unknown path, a body over the limit, a bad request line).
-  server.set_error_handler([&o](const httplib::Request& req, httplib::Response& res) {
-    const std::string message =
-        res.status == 413 ? fmt::format("the request is over {} bytes", o.max_request_bytes)
-        : res.status == 404
-            ? fmt::format("no such endpoint: {} {}", req.method, req.path.substr(0, 200))
-            : fmt::format("HTTP {}", res.status);
-    res.set_content(error_reply(res.status, "InvalidInput", message).body.dump(),
-                    "application/json");
-  });
+  // httplib calls it for every status >= 400, so an answer a handler wrote is left as it is.
+  server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [&o](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        const std::string message =
+            res.status == 413 ? fmt::format("the request is over {} bytes", o.max_request_bytes)
+            : res.status == 404
+                ? fmt::format("no such endpoint: {} {}", req.method, req.path.substr(0, 200))
+                : fmt::format("HTTP {}", res.status);
+        res.set_content(error_reply(res.status, "InvalidInput", message).body.dump(),
+                        "application/json");
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   server.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
         res.status = 500;

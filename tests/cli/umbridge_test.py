@@ -208,6 +208,14 @@ def check_fuzz(cli, tmp):
                   f"{what}: HTTP {status} without the protocol's error JSON: {answer}")
             check(400 <= status < 600, f"{what}: HTTP {status}")
             refused += 1
+            expected = {"wrong model name": ("ModelNotFound", "not found"),
+                        "too few inputs": ("InvalidInput", "1 input vectors given, the model takes 2"),
+                        "vector of size 2": ("InvalidInput", "must be a vector of size 1"),
+                        "outside the valid range": ("InvalidInput", "outside its valid range"),
+                        "truncated": ("InvalidInput", "not JSON"),
+                        "over the size limit": ("InvalidInput", "over 1048576 bytes")}.get(what)
+            if expected:
+                check(err["type"] == expected[0] and expected[1] in err["message"], f"{what}: {answer}")
         check(refused >= 27, f"only {refused} malformed requests refused")
         status, answer = post(port, "/Evaluate", json.dumps({"name": "expression", "input": [[200.0], [150.0]]}))
         check(status == 200 and answer["output"][0] == [50.0], f"after the fuzz: {answer}")
