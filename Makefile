@@ -54,6 +54,7 @@ bench: build
 	bash bench/run_mechanism_reliability.sh
 	bash bench/run_python_model.sh
 	bash bench/run_external_overhead.sh
+	bash bench/run_umbridge.sh
 
 clean:
 	rm -rf build out

@@ -7,8 +7,7 @@ packages=(
   libeigen3-dev libboost-dev libboost-math-dev libboost-random-dev
   libtbb-dev libhdf5-dev libdeflate-dev libnlopt-cxx-dev libsundials-dev
   catch2 libtomlplusplus-dev libcli11-dev libfmt-dev libbenchmark-dev libpagmo-dev
-  libmuparser-dev
-  nlohmann-json3-dev
+  libmuparser-dev libcpp-httplib-dev nlohmann-json3-dev
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
   python3-openturns python3-pandas python3-xarray python3-pytest
   python3-dev pybind11-dev python3-pybind11

@@ -43,5 +43,6 @@ void add_pinslot_command(CLI::App& app, int& exit_code);
 void add_fit_command(CLI::App& app, int& exit_code);
 void add_synthesize_command(CLI::App& app, int& exit_code);
 void add_models_command(CLI::App& app, int& exit_code);
+void add_serve_command(CLI::App& app, int& exit_code);
 
 }  // namespace contactuq::cli

@@ -60,6 +60,7 @@ int run_command_line(int argc, char** argv) {
   contactuq::cli::add_fit_command(app, exit_code);
   contactuq::cli::add_synthesize_command(app, exit_code);
   contactuq::cli::add_models_command(app, exit_code);
+  contactuq::cli::add_serve_command(app, exit_code);
   // A write past the file size limit fails with EFBIG, reported like a full disk, instead of
   // killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
