@@ -50,38 +50,45 @@ int main(int argc, char** argv) {
   constexpr double pi = std::numbers::pi;
   const std::vector<distribution> marginals(3, make_uniform(-pi, pi));
   const double v = 49.0 / 8.0 + 0.1 * std::pow(pi, 4) / 5.0 + 0.01 * std::pow(pi, 8) / 18.0 + 0.5;
-  const double v1 = 0.5 * std::pow(1.0 + 0.1 * std::pow(pi, 4) / 5.0, 2), v13 = 0.01 * std::pow(pi, 8) * (8.0 / 225.0);
-  const Eigen::Vector3d first(v1 / v, 49.0 / 8.0 / v, 0.0), total((v1 + v13) / v, 49.0 / 8.0 / v, v13 / v);
-  const Eigen::MatrixXd x_test =
-      map_to_inputs(unit_design(10000, 3, {.kind = design_kind::monte_carlo, .seed = 12345}), marginals);
+  const double v1 = 0.5 * std::pow(1.0 + 0.1 * std::pow(pi, 4) / 5.0, 2),
+               v13 = 0.01 * std::pow(pi, 8) * (8.0 / 225.0);
+  const Eigen::Vector3d first(v1 / v, 49.0 / 8.0 / v, 0.0),
+      total((v1 + v13) / v, 49.0 / 8.0 / v, v13 / v);
+  const Eigen::MatrixXd x_test = map_to_inputs(
+      unit_design(10000, 3, {.kind = design_kind::monte_carlo, .seed = 12345}), marginals);
   const Eigen::VectorXd y_test = ishigami(x_test);
-  const double var_test = (y_test.array() - y_test.mean()).square().sum() / static_cast<double>(y_test.size() - 1);
+  const double var_test =
+      (y_test.array() - y_test.mean()).square().sum() / static_cast<double>(y_test.size() - 1);
 
   double first_ratio = 0.0;
   for (const std::size_t n : sizes) {
     std::vector<double> loo, test, sobol_error;
     double log_ratio = 0.0;
     for (int s = 0; s < runs; ++s) {
-      const Eigen::MatrixXd x = map_to_inputs(unit_design(n, 3, {.seed = static_cast<std::uint64_t>(s + 1)}), marginals);
+      const Eigen::MatrixXd x =
+          map_to_inputs(unit_design(n, 3, {.seed = static_cast<std::uint64_t>(s + 1)}), marginals);
       const pce_fit fit = fit_pce(marginals, x, ishigami(x), {.max_degree = max_degree});
-      const double e = (fit.chaos.evaluate(x_test) - y_test).squaredNorm() / static_cast<double>(y_test.size()) / var_test;
+      const double e = (fit.chaos.evaluate(x_test) - y_test).squaredNorm() /
+                       static_cast<double>(y_test.size()) / var_test;
       loo.push_back(fit.corrected_loo_error);
       test.push_back(e);
       log_ratio += std::log(fit.corrected_loo_error / e);
-      sobol_error.push_back(std::max((fit.chaos.first_order_indices() - first).cwiseAbs().maxCoeff(),
-                                     (fit.chaos.total_order_indices() - total).cwiseAbs().maxCoeff()));
+      sobol_error.push_back(
+          std::max((fit.chaos.first_order_indices() - first).cwiseAbs().maxCoeff(),
+                   (fit.chaos.total_order_indices() - total).cwiseAbs().maxCoeff()));
     }
     const double ratio = std::exp(log_ratio / runs);
     if (n == sizes.front()) first_ratio = ratio;
-    fmt::print("contactuq N={} runs={} median_loo={:.3e} median_test={:.3e} geomean_loo_over_test={:.3g} "
-               "min_loo_over_test={:.3g} median_sobol_error={:.2e}\n",
-               n, runs, median(loo), median(test), ratio,
-               [&] {
-                 double m = 1e300;
-                 for (std::size_t i = 0; i < loo.size(); ++i) m = std::min(m, loo[i] / test[i]);
-                 return m;
-               }(),
-               median(sobol_error));
+    fmt::print(
+        "contactuq N={} runs={} median_loo={:.3e} median_test={:.3e} geomean_loo_over_test={:.3g} "
+        "min_loo_over_test={:.3g} median_sobol_error={:.2e}\n",
+        n, runs, median(loo), median(test), ratio,
+        [&] {
+          double m = 1e300;
+          for (std::size_t i = 0; i < loo.size(); ++i) m = std::min(m, loo[i] / test[i]);
+          return m;
+        }(),
+        median(sobol_error));
   }
   fmt::print("RATIO pce_loo_over_test {:.3g}\n", first_ratio);
 }

@@ -4,9 +4,8 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
-#include <boost/math/distributions/normal.hpp>
-
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -44,13 +43,18 @@ double sample_variance(const Eigen::VectorXd& y) {
 
 void check_data(std::size_t d, const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
   if (static_cast<std::size_t>(x.cols()) != d)
-    throw parameter_error("x", fmt::format("pce: x has {} columns, the inputs are {}", x.cols(), d));
+    throw parameter_error("x",
+                          fmt::format("pce: x has {} columns, the inputs are {}", x.cols(), d));
   if (x.rows() != y.size())
-    throw parameter_error("y", fmt::format("pce: x has {} rows but y has {} values", x.rows(), y.size()));
+    throw parameter_error(
+        "y", fmt::format("pce: x has {} rows but y has {} values", x.rows(), y.size()));
   if (!x.allFinite() || !y.allFinite()) throw parameter_error("y", "pce: x and y must be finite");
-  if (y.size() < 3) throw parameter_error("samples", fmt::format("pce: {} points; at least 3 are needed", y.size()));
+  if (y.size() < 3)
+    throw parameter_error("samples",
+                          fmt::format("pce: {} points; at least 3 are needed", y.size()));
   if (y.maxCoeff() == y.minCoeff())
-    throw parameter_error("y", fmt::format("pce: y is constant ({}); its relative error is undefined", y(0)));
+    throw parameter_error(
+        "y", fmt::format("pce: y is constant ({}); its relative error is undefined", y(0)));
 }
 
 // The best hybrid-LARS fit at one degree: LARS orders the candidates, the least-squares path
@@ -61,7 +65,8 @@ struct degree_fit {
   double corrected = infinity;
 };
 
-degree_fit fit_one_degree(const Eigen::MatrixXd& psi, const Eigen::VectorXd& y, pce_selection selection) {
+degree_fit fit_one_degree(const Eigen::MatrixXd& psi, const Eigen::VectorXd& y,
+                          pce_selection selection) {
   degree_fit out;
   const auto n = psi.rows(), p = psi.cols();
   if (selection == pce_selection::full) {
@@ -69,13 +74,16 @@ degree_fit fit_one_degree(const Eigen::MatrixXd& psi, const Eigen::VectorXd& y, 
     out.columns.resize(static_cast<std::size_t>(p));
     std::iota(out.columns.begin(), out.columns.end(), Eigen::Index{0});
   } else {
-    const auto order = detail::lars_order(psi, y, static_cast<std::size_t>(std::min<Eigen::Index>(p - 1, n - 3)));
+    const auto order =
+        detail::lars_order(psi, y, static_cast<std::size_t>(std::min<Eigen::Index>(p - 1, n - 3)));
     const std::size_t kept = detail::best_lars_prefix(psi, y, order);
     out.columns.push_back(0);
-    out.columns.insert(out.columns.end(), order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept));
+    out.columns.insert(out.columns.end(), order.begin(),
+                       order.begin() + static_cast<std::ptrdiff_t>(kept));
   }
   Eigen::MatrixXd kept(n, static_cast<Eigen::Index>(out.columns.size()));
-  for (std::size_t j = 0; j < out.columns.size(); ++j) kept.col(static_cast<Eigen::Index>(j)) = psi.col(out.columns[j]);
+  for (std::size_t j = 0; j < out.columns.size(); ++j)
+    kept.col(static_cast<Eigen::Index>(j)) = psi.col(out.columns[j]);
   try {
     out.fit = fit_least_squares(kept, y);
     out.corrected = out.fit.corrected_loo_error;
@@ -89,10 +97,14 @@ degree_fit fit_one_degree(const Eigen::MatrixXd& psi, const Eigen::VectorXd& y, 
 
 std::string to_string(polynomial_family family) {
   switch (family) {
-    case polynomial_family::hermite: return "hermite";
-    case polynomial_family::legendre: return "legendre";
-    case polynomial_family::laguerre: return "laguerre";
-    case polynomial_family::jacobi: return "jacobi";
+    case polynomial_family::hermite:
+      return "hermite";
+    case polynomial_family::legendre:
+      return "legendre";
+    case polynomial_family::laguerre:
+      return "laguerre";
+    case polynomial_family::jacobi:
+      return "jacobi";
   }
   return "unknown";
 }
@@ -101,8 +113,10 @@ double orthonormal_family::a(std::size_t n) const {
   const double k = static_cast<double>(n);
   switch (family) {
     case polynomial_family::hermite:
-    case polynomial_family::legendre: return 0.0;
-    case polynomial_family::laguerre: return 2.0 * k + 1.0;
+    case polynomial_family::legendre:
+      return 0.0;
+    case polynomial_family::laguerre:
+      return 2.0 * k + 1.0;
     case polynomial_family::jacobi: {
       const double al = jacobi_alpha, be = jacobi_beta, s = 2.0 * k + al + be;
       if (n == 0) return (be - al) / (al + be + 2.0);
@@ -115,13 +129,18 @@ double orthonormal_family::a(std::size_t n) const {
 double orthonormal_family::b(std::size_t n) const {
   const double k = static_cast<double>(n);
   switch (family) {
-    case polynomial_family::hermite: return k;
-    case polynomial_family::legendre: return k * k / (4.0 * k * k - 1.0);
-    case polynomial_family::laguerre: return k * k;
+    case polynomial_family::hermite:
+      return k;
+    case polynomial_family::legendre:
+      return k * k / (4.0 * k * k - 1.0);
+    case polynomial_family::laguerre:
+      return k * k;
     case polynomial_family::jacobi: {
       const double al = jacobi_alpha, be = jacobi_beta, s = 2.0 * k + al + be;
       // n = 1 simplified, so that al + be = -1 does not give 0/0.
-      if (n == 1) return 4.0 * (1.0 + al) * (1.0 + be) / ((2.0 + al + be) * (2.0 + al + be) * (3.0 + al + be));
+      if (n == 1)
+        return 4.0 * (1.0 + al) * (1.0 + be) /
+               ((2.0 + al + be) * (2.0 + al + be) * (3.0 + al + be));
       return 4.0 * k * (k + al) * (k + be) * (k + al + be) / (s * s * (s + 1.0) * (s - 1.0));
     }
   }
@@ -141,12 +160,14 @@ void orthonormal_family::values(double xi, std::span<double> out) const {
 }
 
 gauss_rule make_gauss_rule(const orthonormal_family& family, std::size_t n) {
-  if (n < 1 || n > 1000) throw parameter_error("points", fmt::format("gauss rule: {} points; must be in [1, 1000]", n));
+  if (n < 1 || n > 1000)
+    throw parameter_error("points", fmt::format("gauss rule: {} points; must be in [1, 1000]", n));
   const auto m = static_cast<Eigen::Index>(n);
   Eigen::MatrixXd jacobi = Eigen::MatrixXd::Zero(m, m);
   for (Eigen::Index k = 0; k < m; ++k) {
     jacobi(k, k) = family.a(static_cast<std::size_t>(k));
-    if (k > 0) jacobi(k, k - 1) = jacobi(k - 1, k) = std::sqrt(family.b(static_cast<std::size_t>(k)));
+    if (k > 0)
+      jacobi(k, k - 1) = jacobi(k - 1, k) = std::sqrt(family.b(static_cast<std::size_t>(k)));
   }
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(jacobi);
   return {eig.eigenvalues(), eig.eigenvectors().row(0).transpose().array().square().matrix()};
@@ -154,8 +175,9 @@ gauss_rule make_gauss_rule(const orthonormal_family& family, std::size_t n) {
 
 chaos_input::chaos_input(distribution marginal) : marginal_(std::move(marginal)) {
   if (marginal_.is_discrete())
-    throw parameter_error("distribution", fmt::format("pce: {} is discrete; a chaos input must be continuous",
-                                                      marginal_.describe()));
+    throw parameter_error(
+        "distribution",
+        fmt::format("pce: {} is discrete; a chaos input must be continuous", marginal_.describe()));
   const auto params = to_map(marginal_.parameters());
   switch (marginal_.kind()) {
     case distribution_kind::normal:
@@ -179,7 +201,8 @@ chaos_input::chaos_input(distribution marginal) : marginal_(std::move(marginal))
         return;
       }
       break;
-    default: break;
+    default:
+      break;
   }
   transformed_ = true;  // hermite in Phi^-1(F(x))
 }
@@ -196,26 +219,30 @@ double chaos_input::from_standard(double xi) const {
 }
 
 multi_index_set hyperbolic_indices(std::size_t d, unsigned p, double q) {
-  if (d < 1 || d > 1000) throw parameter_error("inputs", fmt::format("pce: {} inputs; must be in [1, 1000]", d));
-  if (!(q > 0.0 && q <= 1.0)) throw parameter_error("q_norm", fmt::format("pce: q_norm = {}; must be in (0, 1]", q));
+  if (d < 1 || d > 1000)
+    throw parameter_error("inputs", fmt::format("pce: {} inputs; must be in [1, 1000]", d));
+  if (!(q > 0.0 && q <= 1.0))
+    throw parameter_error("q_norm", fmt::format("pce: q_norm = {}; must be in (0, 1]", q));
   std::vector<std::vector<int>> all;
   std::vector<int> alpha;
   // The small slack keeps alpha on the boundary (e.g. (p, 0) at any q) despite rounding.
   const double budget = std::pow(static_cast<double>(p), q) * (1.0 + 1e-12);
   collect_indices(d, p, q, budget, alpha, all);
   std::stable_sort(all.begin(), all.end(), [](const auto& l, const auto& r) {
-    const int sl = std::accumulate(l.begin(), l.end(), 0), sr = std::accumulate(r.begin(), r.end(), 0);
+    const int sl = std::accumulate(l.begin(), l.end(), 0),
+              sr = std::accumulate(r.begin(), r.end(), 0);
     if (sl != sr) return sl < sr;
     return l > r;
   });
   multi_index_set out(static_cast<Eigen::Index>(all.size()), static_cast<Eigen::Index>(d));
   for (std::size_t t = 0; t < all.size(); ++t)
-    for (std::size_t i = 0; i < d; ++i) out(static_cast<Eigen::Index>(t), static_cast<Eigen::Index>(i)) = all[t][i];
+    for (std::size_t i = 0; i < d; ++i)
+      out(static_cast<Eigen::Index>(t), static_cast<Eigen::Index>(i)) = all[t][i];
   return out;
 }
 
-Eigen::MatrixXd chaos_design_matrix(const std::vector<chaos_input>& inputs, const Eigen::MatrixXd& xi,
-                                    const multi_index_set& indices) {
+Eigen::MatrixXd chaos_design_matrix(const std::vector<chaos_input>& inputs,
+                                    const Eigen::MatrixXd& xi, const multi_index_set& indices) {
   const auto n = xi.rows(), terms = indices.rows();
   Eigen::MatrixXd psi = Eigen::MatrixXd::Ones(n, terms);
   std::vector<double> row;
@@ -238,15 +265,18 @@ Eigen::MatrixXd chaos_design_matrix(const std::vector<chaos_input>& inputs, cons
 least_squares_fit fit_least_squares(const Eigen::MatrixXd& psi, const Eigen::VectorXd& y) {
   const auto n = psi.rows(), p = psi.cols();
   if (p < 1 || n <= p)
-    throw parameter_error("samples", fmt::format("least squares: {} points for {} terms; at least {} are needed", n,
-                                                 p, p + 1));
+    throw parameter_error(
+        "samples",
+        fmt::format("least squares: {} points for {} terms; at least {} are needed", n, p, p + 1));
   const double var = sample_variance(y);
-  if (!(var > 0.0)) throw parameter_error("y", "least squares: y is constant; its relative error is undefined");
+  if (!(var > 0.0))
+    throw parameter_error("y", "least squares: y is constant; its relative error is undefined");
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(psi);
   if (qr.rank() < p)
-    throw parameter_error("samples", fmt::format("least squares: the {} x {} design matrix has rank {}; the points "
-                                                 "do not determine every term",
-                                                 n, p, qr.rank()));
+    throw parameter_error(
+        "samples", fmt::format("least squares: the {} x {} design matrix has rank {}; the points "
+                               "do not determine every term",
+                               n, p, qr.rank()));
   least_squares_fit out;
   out.coefficients = qr.solve(y);
   const Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(n, p);
@@ -254,36 +284,46 @@ least_squares_fit fit_least_squares(const Eigen::MatrixXd& psi, const Eigen::Vec
   out.loo_residuals = (y - psi * out.coefficients).array() / (1.0 - h.array());
   out.loo_error = out.loo_residuals.squaredNorm() / static_cast<double>(n) / var;
   // tr((Psi^T Psi)^-1) = ||R^-1||_F^2: the column permutation leaves the trace unchanged.
-  const Eigen::MatrixXd r_inv = qr.matrixR().topLeftCorner(p, p).triangularView<Eigen::Upper>().solve(
-      Eigen::MatrixXd::Identity(p, p));
-  const double correction = static_cast<double>(n) / static_cast<double>(n - p) * (1.0 + r_inv.squaredNorm());
+  const Eigen::MatrixXd r_inv =
+      qr.matrixR().topLeftCorner(p, p).triangularView<Eigen::Upper>().solve(
+          Eigen::MatrixXd::Identity(p, p));
+  const double correction =
+      static_cast<double>(n) / static_cast<double>(n - p) * (1.0 + r_inv.squaredNorm());
   out.corrected_loo_error = out.loo_error * correction;
   return out;
 }
 
 void pce_options::validate() const {
   if (max_degree < 1 || max_degree > 40)
-    throw parameter_error("max_degree", fmt::format("pce: max_degree = {}; must be in [1, 40]", max_degree));
+    throw parameter_error("max_degree",
+                          fmt::format("pce: max_degree = {}; must be in [1, 40]", max_degree));
   if (!(q_norm > 0.0 && q_norm <= 1.0))
     throw parameter_error("q_norm", fmt::format("pce: q_norm = {}; must be in (0, 1]", q_norm));
 }
 
 polynomial_chaos::polynomial_chaos(std::vector<chaos_input> inputs, multi_index_set indices,
                                    Eigen::VectorXd coefficients)
-    : inputs_(std::move(inputs)), indices_(std::move(indices)), coefficients_(std::move(coefficients)) {
-  if (static_cast<std::size_t>(indices_.cols()) != inputs_.size() || indices_.rows() != coefficients_.size())
-    throw parameter_error("coefficients", fmt::format("pce: {} x {} multi-indices for {} inputs and {} coefficients",
-                                                      indices_.rows(), indices_.cols(), inputs_.size(),
-                                                      coefficients_.size()));
-  if (indices_.size() > 0 && indices_.minCoeff() < 0) throw parameter_error("indices", "pce: negative multi-index");
+    : inputs_(std::move(inputs)),
+      indices_(std::move(indices)),
+      coefficients_(std::move(coefficients)) {
+  if (static_cast<std::size_t>(indices_.cols()) != inputs_.size() ||
+      indices_.rows() != coefficients_.size())
+    throw parameter_error(
+        "coefficients",
+        fmt::format("pce: {} x {} multi-indices for {} inputs and {} coefficients", indices_.rows(),
+                    indices_.cols(), inputs_.size(), coefficients_.size()));
+  if (indices_.size() > 0 && indices_.minCoeff() < 0)
+    throw parameter_error("indices", "pce: negative multi-index");
 }
 
 Eigen::MatrixXd polynomial_chaos::to_standard(const Eigen::MatrixXd& x) const {
   if (static_cast<std::size_t>(x.cols()) != inputs_.size())
-    throw parameter_error("x", fmt::format("pce: x has {} columns, the inputs are {}", x.cols(), inputs_.size()));
+    throw parameter_error(
+        "x", fmt::format("pce: x has {} columns, the inputs are {}", x.cols(), inputs_.size()));
   Eigen::MatrixXd xi(x.rows(), x.cols());
   for (Eigen::Index i = 0; i < x.cols(); ++i)
-    for (Eigen::Index r = 0; r < x.rows(); ++r) xi(r, i) = inputs_[static_cast<std::size_t>(i)].to_standard(x(r, i));
+    for (Eigen::Index r = 0; r < x.rows(); ++r)
+      xi(r, i) = inputs_[static_cast<std::size_t>(i)].to_standard(x(r, i));
   return xi;
 }
 
@@ -293,7 +333,8 @@ Eigen::VectorXd polynomial_chaos::evaluate(const Eigen::MatrixXd& x) const {
   Eigen::VectorXd out(x.rows());
   for (Eigen::Index first = 0; first < x.rows(); first += block) {
     const Eigen::Index count = std::min(block, x.rows() - first);
-    out.segment(first, count) = chaos_design_matrix(inputs_, xi.middleRows(first, count), indices_) * coefficients_;
+    out.segment(first, count) =
+        chaos_design_matrix(inputs_, xi.middleRows(first, count), indices_) * coefficients_;
   }
   return out;
 }
@@ -332,12 +373,13 @@ Eigen::VectorXd polynomial_chaos::total_order_indices() const {
 namespace {
 
 // Sum of c^2 over non-constant terms whose support lies in the group (closed) or meets it (total).
-double grouped_share(const multi_index_set& indices, const Eigen::VectorXd& c, std::span<const std::size_t> group,
-                     bool total) {
+double grouped_share(const multi_index_set& indices, const Eigen::VectorXd& c,
+                     std::span<const std::size_t> group, bool total) {
   std::vector<char> in(static_cast<std::size_t>(indices.cols()), 0);
   for (const std::size_t i : group) {
     if (i >= in.size() || in[i])
-      throw parameter_error("group", fmt::format("pce: input {} is out of range or repeated in the group", i));
+      throw parameter_error(
+          "group", fmt::format("pce: input {} is out of range or repeated in the group", i));
     in[i] = 1;
   }
   double share = 0.0;
@@ -366,12 +408,13 @@ double polynomial_chaos::grouped_total_index(std::span<const std::size_t> group)
   return grouped_share(indices_, coefficients_, group, true) / variance();
 }
 
-pce_fit fit_pce(const std::vector<distribution>& marginals, const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
-                const pce_options& options) {
+pce_fit fit_pce(const std::vector<distribution>& marginals, const Eigen::MatrixXd& x,
+                const Eigen::VectorXd& y, const pce_options& options) {
   options.validate();
   check_data(marginals.size(), x, y);
   std::vector<chaos_input> inputs(marginals.begin(), marginals.end());
-  const polynomial_chaos shell(inputs, multi_index_set::Zero(1, static_cast<Eigen::Index>(inputs.size())),
+  const polynomial_chaos shell(inputs,
+                               multi_index_set::Zero(1, static_cast<Eigen::Index>(inputs.size())),
                                Eigen::VectorXd::Zero(1));
   const Eigen::MatrixXd xi = shell.to_standard(x);
 
@@ -392,11 +435,13 @@ pce_fit fit_pce(const std::vector<distribution>& marginals, const Eigen::MatrixX
     }
   }
   if (best_degree == 0)
-    throw parameter_error("samples", fmt::format("pce: {} points fit no degree from {}; the degree-{} basis has {} "
-                                                 "terms and needs at least {} points",
-                                                 x.rows(), first, first,
-                                                 hyperbolic_indices(inputs.size(), first, options.q_norm).rows(),
-                                                 hyperbolic_indices(inputs.size(), first, options.q_norm).rows() + 1));
+    throw parameter_error(
+        "samples",
+        fmt::format("pce: {} points fit no degree from {}; the degree-{} basis has {} "
+                    "terms and needs at least {} points",
+                    x.rows(), first, first,
+                    hyperbolic_indices(inputs.size(), first, options.q_norm).rows(),
+                    hyperbolic_indices(inputs.size(), first, options.q_norm).rows() + 1));
   multi_index_set kept(static_cast<Eigen::Index>(best.columns.size()), best_indices.cols());
   for (std::size_t j = 0; j < best.columns.size(); ++j)
     kept.row(static_cast<Eigen::Index>(j)) = best_indices.row(best.columns[j]);

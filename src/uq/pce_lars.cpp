@@ -1,7 +1,6 @@
 #include "pce_lars.hpp"
 
 #include <Eigen/Cholesky>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -25,7 +24,8 @@ struct lars_state {
   bool add(Eigen::Index j) {
     const auto k = static_cast<Eigen::Index>(active.size());
     Eigen::VectorXd g(k);
-    for (Eigen::Index a = 0; a < k; ++a) g(a) = x.col(active[static_cast<std::size_t>(a)]).dot(x.col(j));
+    for (Eigen::Index a = 0; a < k; ++a)
+      g(a) = x.col(active[static_cast<std::size_t>(a)]).dot(x.col(j));
     const Eigen::VectorXd l = chol.topLeftCorner(k, k).triangularView<Eigen::Lower>().solve(g);
     const double pivot = 1.0 - l.squaredNorm();
     if (pivot < 1e-10) {
@@ -58,7 +58,8 @@ struct lars_state {
 
 }  // namespace
 
-std::vector<Eigen::Index> lars_order(const Eigen::MatrixXd& psi, const Eigen::VectorXd& y, std::size_t max_steps) {
+std::vector<Eigen::Index> lars_order(const Eigen::MatrixXd& psi, const Eigen::VectorXd& y,
+                                     std::size_t max_steps) {
   const Eigen::Index m = psi.cols() - 1;
   std::vector<Eigen::Index> order;
   if (m <= 0 || max_steps == 0) return order;
@@ -74,7 +75,8 @@ std::vector<Eigen::Index> lars_order(const Eigen::MatrixXd& psi, const Eigen::Ve
       s.x.col(j) /= norms(j);
   }
   s.c = s.x.transpose() * (y.array() - y.mean()).matrix();
-  const auto cap = static_cast<Eigen::Index>(std::min<std::size_t>(max_steps, static_cast<std::size_t>(m)));
+  const auto cap =
+      static_cast<Eigen::Index>(std::min<std::size_t>(max_steps, static_cast<std::size_t>(m)));
   s.chol = Eigen::MatrixXd::Zero(cap, cap);
 
   Eigen::Index first = -1;
@@ -101,7 +103,8 @@ std::vector<Eigen::Index> lars_order(const Eigen::MatrixXd& psi, const Eigen::Ve
     z = l.transpose().triangularView<Eigen::Upper>().solve(z);
     const double aa = 1.0 / std::sqrt(sign.dot(z));
     Eigen::VectorXd u = Eigen::VectorXd::Zero(psi.rows());
-    for (Eigen::Index a = 0; a < k; ++a) u += aa * z(a) * s.x.col(s.active[static_cast<std::size_t>(a)]);
+    for (Eigen::Index a = 0; a < k; ++a)
+      u += aa * z(a) * s.x.col(s.active[static_cast<std::size_t>(a)]);
     const Eigen::VectorXd av = s.x.transpose() * u;
     double gamma = big / aa;  // the full least-squares step when no candidate is left
     const Eigen::Index next = s.step(big, aa, av, gamma);
@@ -136,7 +139,8 @@ std::size_t best_lars_prefix(const Eigen::MatrixXd& psi, const Eigen::VectorXd& 
     const double rho = v.norm();
     if (!(rho > 1e-10 * col.norm())) return false;
     q.col(k) = v / rho;
-    const Eigen::VectorXd top = -(r_inv.topLeftCorner(k, k).triangularView<Eigen::Upper>() * r) / rho;
+    const Eigen::VectorXd top =
+        -(r_inv.topLeftCorner(k, k).triangularView<Eigen::Upper>() * r) / rho;
     r_inv.block(0, k, k, 1) = top;
     r_inv(k, k) = 1.0 / rho;
     trace += top.squaredNorm() + 1.0 / (rho * rho);

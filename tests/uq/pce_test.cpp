@@ -89,20 +89,24 @@ TEST_CASE("Every family is orthonormal under its marginal's law", "[uq][pce]") {
     polynomial_family family;
     double second_moment;  ///< E xi^2
   };
-  // beta(2, 5) on [-1, 1]: xi = 2Y - 1, E Y = 2/7, Var Y = 10/392 -> E xi^2 = 4 Var Y + (4/7 - 1)^2.
+  // beta(2, 5) on [-1, 1]: xi = 2Y - 1, E Y = 2/7, Var Y = 10/392 -> E xi^2 = 4 Var Y + (4/7 -
+  // 1)^2.
   const double beta_xi2 = 4.0 * 10.0 / 392.0 + std::pow(4.0 / 7.0 - 1.0, 2);
-  const family_case c = GENERATE_COPY(family_case{make_uniform(2.0, 5.0), polynomial_family::legendre, 1.0 / 3.0},
-                                      family_case{make_weibull(1.0, 3.0), polynomial_family::laguerre, 2.0},
-                                      family_case{make_beta(2.0, 5.0, 0.0, 4.0), polynomial_family::jacobi, beta_xi2});
+  const family_case c = GENERATE_COPY(
+      family_case{make_uniform(2.0, 5.0), polynomial_family::legendre, 1.0 / 3.0},
+      family_case{make_weibull(1.0, 3.0), polynomial_family::laguerre, 2.0},
+      family_case{make_beta(2.0, 5.0, 0.0, 4.0), polynomial_family::jacobi, beta_xi2});
   const chaos_input input(c.marginal);
   INFO(c.marginal.describe());
   CHECK(input.family().family == c.family);
   CHECK_FALSE(input.transformed());
   const gauss_rule rule = make_gauss_rule(input.family(), 10);
-  CHECK((rule.weights.array() * rule.nodes.array().square()).sum() == Approx(c.second_moment).epsilon(1e-12));
+  CHECK((rule.weights.array() * rule.nodes.array().square()).sum() ==
+        Approx(c.second_moment).epsilon(1e-12));
   // The mean of the marginal from the rule mapped back to x.
   double mean = 0.0;
-  for (Eigen::Index k = 0; k < rule.nodes.size(); ++k) mean += rule.weights(k) * input.from_standard(rule.nodes(k));
+  for (Eigen::Index k = 0; k < rule.nodes.size(); ++k)
+    mean += rule.weights(k) * input.from_standard(rule.nodes(k));
   CHECK(mean == Approx(c.marginal.mean()).epsilon(1e-12));
   Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(8, 8);
   std::vector<double> psi(8);
@@ -168,7 +172,8 @@ TEST_CASE("Moments of a physical polynomial", "[uq][pce]") {
   CHECK(fit.chaos.mean() == Approx(4.0 / 3.0).epsilon(1e-12));
   CHECK(fit.chaos.variance() == Approx(4.0 + 4.0 / 45.0).epsilon(1e-12));
   CHECK(fit.chaos.first_order_indices()(0) == Approx(4.0 / (4.0 + 4.0 / 45.0)).epsilon(1e-12));
-  CHECK(fit.chaos.total_order_indices()(1) == Approx((4.0 / 45.0) / (4.0 + 4.0 / 45.0)).epsilon(1e-12));
+  CHECK(fit.chaos.total_order_indices()(1) ==
+        Approx((4.0 / 45.0) / (4.0 + 4.0 / 45.0)).epsilon(1e-12));
 }
 
 TEST_CASE("A lognormal input goes through the isoprobabilistic transform", "[uq][pce]") {
@@ -185,14 +190,16 @@ TEST_CASE("A lognormal input goes through the isoprobabilistic transform", "[uq]
   CHECK(input.to_standard(median * std::exp(1.5 * s)) == Approx(1.5).epsilon(1e-12));
 
   const Eigen::MatrixXd x = sample(200, marginals, 8);
-  const pce_fit fit = fit_pce(marginals, x, x.col(0), {.max_degree = 12, .selection = pce_selection::full});
+  const pce_fit fit =
+      fit_pce(marginals, x, x.col(0), {.max_degree = 12, .selection = pce_selection::full});
   const double mean = median * std::exp(0.5 * s * s);
   CHECK(fit.chaos.mean() == Approx(mean).epsilon(1e-9));
   CHECK(fit.chaos.variance() == Approx(mean * mean * std::expm1(s * s)).epsilon(1e-8));
   double factorial = 1.0;
   for (Eigen::Index n = 1; n <= 4; ++n) {
     factorial *= static_cast<double>(n);
-    CHECK(fit.chaos.coefficients()(n) == Approx(mean * std::pow(s, n) / std::sqrt(factorial)).epsilon(1e-7));
+    CHECK(fit.chaos.coefficients()(n) ==
+          Approx(mean * std::pow(s, n) / std::sqrt(factorial)).epsilon(1e-7));
   }
 }
 
@@ -202,22 +209,27 @@ TEST_CASE("Ishigami: moments and Sobol indices from a sparse PCE", "[uq][pce]") 
   //   V13 = b^2 pi^8 (1/18 - 1/50);  S = (0.3139, 0.4424, 0), S_T = (0.5576, 0.4424, 0.2437).
   const double a = 7.0, b = 0.1, pi4 = std::pow(pi, 4), pi8 = std::pow(pi, 8);
   const double v = a * a / 8.0 + b * pi4 / 5.0 + b * b * pi8 / 18.0 + 0.5;
-  const double v1 = 0.5 * std::pow(1.0 + b * pi4 / 5.0, 2), v2 = a * a / 8.0, v13 = b * b * pi8 * (1.0 / 18 - 1.0 / 50);
+  const double v1 = 0.5 * std::pow(1.0 + b * pi4 / 5.0, 2), v2 = a * a / 8.0,
+               v13 = b * b * pi8 * (1.0 / 18 - 1.0 / 50);
   const Eigen::Vector3d first(v1 / v, v2 / v, 0.0), total((v1 + v13) / v, v2 / v, v13 / v);
   const std::vector<distribution> marginals(3, make_uniform(-pi, pi));
   const Eigen::MatrixXd x_test = sample(10000, marginals, 99, design_kind::monte_carlo);
   const Eigen::VectorXd y_test = ishigami(x_test);
-  const double var_test = (y_test.array() - y_test.mean()).square().sum() / static_cast<double>(y_test.size() - 1);
+  const double var_test =
+      (y_test.array() - y_test.mean()).square().sum() / static_cast<double>(y_test.size() - 1);
 
   // Independent designs: every one must meet the tolerances, not one lucky seed.
   const std::uint64_t seed = GENERATE(1, 2, 3, 4);
   const Eigen::MatrixXd x = sample(500, marginals, seed);
-  const pce_fit fit = fit_pce(marginals, x, ishigami(x), {.max_degree = 12, .selection = pce_selection::lars});
-  const double test_error = (fit.chaos.evaluate(x_test) - y_test).squaredNorm() / static_cast<double>(y_test.size()) / var_test;
-  INFO("seed " << seed << ": degree " << fit.degree << ", " << fit.chaos.coefficients().size() << " of "
-                << fit.candidates << " terms, corrected LOO " << fit.corrected_loo_error << ", test 1-Q2 " << test_error
-                << ", S " << fit.chaos.first_order_indices().transpose() << ", ST "
-                << fit.chaos.total_order_indices().transpose());
+  const pce_fit fit =
+      fit_pce(marginals, x, ishigami(x), {.max_degree = 12, .selection = pce_selection::lars});
+  const double test_error = (fit.chaos.evaluate(x_test) - y_test).squaredNorm() /
+                            static_cast<double>(y_test.size()) / var_test;
+  INFO("seed " << seed << ": degree " << fit.degree << ", " << fit.chaos.coefficients().size()
+               << " of " << fit.candidates << " terms, corrected LOO " << fit.corrected_loo_error
+               << ", test 1-Q2 " << test_error << ", S "
+               << fit.chaos.first_order_indices().transpose() << ", ST "
+               << fit.chaos.total_order_indices().transpose());
   // Measured errors are near 1e-5 on every seed; 1e-3 leaves room without hiding a bias.
   CHECK(fit.chaos.mean() == Approx(3.5).margin(1e-3));
   CHECK(fit.chaos.variance() == Approx(v).epsilon(1e-3));
@@ -238,8 +250,10 @@ TEST_CASE("PCE refuses bad data with clear messages", "[uq][pce]") {
   CHECK_THROWS_WITH(fit_pce(marginals, x, x.col(0), {.selection = pce_selection::full}),
                     Contains("needs at least 5 points"));
   const Eigen::MatrixXd x20 = sample(20, marginals, 1);
-  CHECK_THROWS_WITH(fit_pce(marginals, x20, Eigen::VectorXd::Constant(20, 2.0)), Contains("constant"));
+  CHECK_THROWS_WITH(fit_pce(marginals, x20, Eigen::VectorXd::Constant(20, 2.0)),
+                    Contains("constant"));
   CHECK_THROWS_WITH(chaos_input(make_discrete({1.0, 2.0})), Contains("discrete"));
-  CHECK_THROWS_AS(fit_pce(marginals, x20, x20.col(0), {.max_degree = 0}), contactuq::parameter_error);
+  CHECK_THROWS_AS(fit_pce(marginals, x20, x20.col(0), {.max_degree = 0}),
+                  contactuq::parameter_error);
   CHECK_THROWS_AS(fit_pce(marginals, x20, Eigen::VectorXd::Zero(19)), contactuq::parameter_error);
 }

@@ -8,7 +8,8 @@
 //   sqrt(b_{n+1}) psi_{n+1} = (xi - a_n) psi_n - sqrt(b_n) psi_{n-1},  psi_0 = 1, psi_-1 = 0
 //   hermite   normal(m, s):        xi = (x - m)/s ~ N(0, 1);      a_n = 0,      b_n = n
 //   legendre  uniform(lo, hi):     xi = (2x - lo - hi)/(hi - lo) ~ U(-1, 1);
-//                                                                 a_n = 0,      b_n = n^2/(4n^2 - 1)
+//                                                                 a_n = 0,      b_n = n^2/(4n^2 -
+//                                                                 1)
 //   laguerre  weibull(shape 1, l)  (the exponential): xi = x/l ~ Exp(1);
 //                                                                 a_n = 2n + 1, b_n = n^2
 //   jacobi    beta(p, q, lo, hi):  xi = (2x - lo - hi)/(hi - lo), density ~ (1-xi)^al (1+xi)^be,
@@ -44,7 +45,6 @@
 //   total S_Tu = sum_{supp alpha meets u} c^2 / Var.
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <span>
 #include <string>
@@ -103,16 +103,18 @@ using multi_index_set = Eigen::MatrixXi;
 // Every alpha with (sum_i alpha_i^q)^(1/q) <= p; q = 1 is the total-degree set with
 // C(d + p, p) terms. d >= 1, 0 < q <= 1 (parameter_error otherwise).
 multi_index_set hyperbolic_indices(std::size_t d, unsigned p, double q = 1.0);
-inline multi_index_set total_degree_indices(std::size_t d, unsigned p) { return hyperbolic_indices(d, p, 1.0); }
+inline multi_index_set total_degree_indices(std::size_t d, unsigned p) {
+  return hyperbolic_indices(d, p, 1.0);
+}
 
 // Psi_ij = Psi_alpha_j(xi_i) for rows xi_i of standard variables (n x d); n x P.
-Eigen::MatrixXd chaos_design_matrix(const std::vector<chaos_input>& inputs, const Eigen::MatrixXd& xi,
-                                    const multi_index_set& indices);
+Eigen::MatrixXd chaos_design_matrix(const std::vector<chaos_input>& inputs,
+                                    const Eigen::MatrixXd& xi, const multi_index_set& indices);
 
 // A least-squares fit on a given design matrix with its leave-one-out errors.
 struct least_squares_fit {
-  Eigen::VectorXd coefficients;  ///< c, one per column
-  Eigen::VectorXd loo_residuals; ///< (y_i - yhat_i)/(1 - h_i)
+  Eigen::VectorXd coefficients;      ///< c, one per column
+  Eigen::VectorXd loo_residuals;     ///< (y_i - yhat_i)/(1 - h_i)
   double loo_error = 0.0;            ///< eps_LOO, relative to Var(y)
   double corrected_loo_error = 0.0;  ///< eps_LOO*
 };
@@ -136,7 +138,8 @@ struct pce_options {
 // A fitted expansion: the inputs, the multi-indices kept and their coefficients.
 class polynomial_chaos {
  public:
-  polynomial_chaos(std::vector<chaos_input> inputs, multi_index_set indices, Eigen::VectorXd coefficients);
+  polynomial_chaos(std::vector<chaos_input> inputs, multi_index_set indices,
+                   Eigen::VectorXd coefficients);
 
   std::size_t dimension() const { return inputs_.size(); }
   const std::vector<chaos_input>& inputs() const { return inputs_; }
@@ -174,7 +177,7 @@ struct pce_fit {
 // Fits a PCE of y over rows x (N x d, physical values) of independent inputs with these
 // marginals. Throws parameter_error for mismatched sizes, non-finite data, a constant y, or
 // (field "samples") too few points for any degree, saying how many are needed.
-pce_fit fit_pce(const std::vector<distribution>& marginals, const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
-                const pce_options& options = {});
+pce_fit fit_pce(const std::vector<distribution>& marginals, const Eigen::MatrixXd& x,
+                const Eigen::VectorXd& y, const pce_options& options = {});
 
 }  // namespace contactuq::uq
