@@ -1,5 +1,7 @@
 #include "contactuq/uq/pce.hpp"
 
+#include <Eigen/LU>
+#include <Eigen/QR>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -274,4 +276,37 @@ TEST_CASE("A hyperbolic basis at a fixed degree fits Ishigami with fewer candida
   CHECK(fit.chaos.total_order_indices()(2) == Approx(0.2437).margin(2e-3));
   // q = 0.6 drops x1^k x3^4 for k > 3, so sin(x1) x3^4 is cut: about 3e-4 at 300 points.
   CHECK(fit.corrected_loo_error < 1e-3);
+}
+
+TEST_CASE("The hat-matrix leave-one-out residuals equal refitting without each point",
+          "[uq][pce]") {
+  const std::vector<distribution> marginals = {make_normal(0.0, 1.0), make_uniform(-1.0, 1.0)};
+  const Eigen::MatrixXd x = sample(30, marginals, 21);
+  std::vector<chaos_input> inputs(marginals.begin(), marginals.end());
+  const multi_index_set indices = total_degree_indices(2, 3);
+  const polynomial_chaos shell(inputs, indices, Eigen::VectorXd::Zero(indices.rows()));
+  const Eigen::MatrixXd psi = chaos_design_matrix(inputs, shell.to_standard(x), indices);
+  const Eigen::VectorXd y = x.col(0).array().sin() + x.col(1).array().exp();
+  const least_squares_fit fit = fit_least_squares(psi, y);
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i < psi.rows(); ++i) {
+    Eigen::MatrixXd p(psi.rows() - 1, psi.cols());
+    Eigen::VectorXd v(psi.rows() - 1);
+    for (Eigen::Index r = 0, k = 0; r < psi.rows(); ++r)
+      if (r != i) {
+        p.row(k) = psi.row(r);
+        v(k++) = y(r);
+      }
+    const Eigen::VectorXd c = p.colPivHouseholderQr().solve(v);
+    const double residual = y(i) - psi.row(i).dot(c);
+    CHECK(fit.loo_residuals(i) == Approx(residual).epsilon(1e-9));
+    sum += residual * residual;
+  }
+  const double var = (y.array() - y.mean()).square().sum() / static_cast<double>(y.size() - 1);
+  CHECK(fit.loo_error == Approx(sum / static_cast<double>(y.size()) / var).epsilon(1e-9));
+  // The correction N/(N - P) (1 + tr((Psi^T Psi)^-1)) from the normal equations.
+  const double n = 30.0, terms = static_cast<double>(psi.cols());
+  const double trace = (psi.transpose() * psi).inverse().trace();
+  CHECK(fit.corrected_loo_error ==
+        Approx(fit.loo_error * n / (n - terms) * (1.0 + trace)).epsilon(1e-9));
 }
