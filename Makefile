@@ -55,6 +55,7 @@ bench: build
 	bash bench/run_python_model.sh
 	bash bench/run_external_overhead.sh
 	bash bench/run_umbridge.sh
+	bash bench/run_pce.sh
 
 clean:
 	rm -rf build out
