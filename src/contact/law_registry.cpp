@@ -146,7 +146,8 @@ const material& first_to_yield(const contact_pair& c) {
 }
 double brake_poisson(const contact_pair& c) { return first_to_yield(c).poisson; }
 double brake_hardness(const contact_pair& c) {
-  return brinell_to_pascal(combined_hardness(c.body_1.brinell_hardness, c.body_2.brinell_hardness));
+  // min over Pa is the Pa of the min over HB, bit for bit: HB -> HB g 1e6 rounds monotonically.
+  return combined_hardness(c.body_1.hardness, c.body_2.hardness);
 }
 double etsion_poisson(const contact_pair& c) { return first_to_yield(c).poisson; }
 double etsion_hardness(const contact_pair& c) {  // 2.8 sigma_y (Tabor), see etsion.hpp

@@ -16,8 +16,6 @@
 
 namespace contactuq::contact {
 
-double material::hardness() const { return brinell_to_pascal(brinell_hardness); }
-
 void material::validate() const {
   const std::string prefix = name.empty() ? std::string() : name + ".";
   require(modulus > 0 && std::isfinite(modulus), prefix + "modulus", modulus, "Pa",
@@ -27,8 +25,8 @@ void material::validate() const {
           yield_strength, "Pa", "positive and finite");
   require(density > 0 && std::isfinite(density), prefix + "density", density, "kg/m^3",
           "positive and finite");
-  require(brinell_hardness > 0 && std::isfinite(brinell_hardness), prefix + "brinell_hardness",
-          brinell_hardness, "kgf/mm^2", "positive and finite");
+  require(hardness > 0 && std::isfinite(hardness), prefix + "hardness", hardness, "Pa",
+          "positive and finite");
 }
 
 namespace {
@@ -103,7 +101,11 @@ material_table material_table::parse(std::string_view text, const std::string& o
     m.poisson = quantity_field(*t, origin, name, "poisson", units::dimensionless);
     m.yield_strength = quantity_field(*t, origin, name, "yield_strength", units::pressure);
     m.density = quantity_field(*t, origin, name, "density", units::density);
-    m.brinell_hardness = quantity_field(*t, origin, name, "brinell_hardness", units::dimensionless);
+    const double brinell = quantity_field(*t, origin, name, "brinell_hardness", units::dimensionless);
+    if (!(brinell > 0 && std::isfinite(brinell)))
+      fail(origin, t->get("brinell_hardness")->source(), name + ".brinell_hardness",
+           fmt::format("brinell_hardness = {}: must be positive and finite", brinell));
+    m.hardness = brinell_to_pascal(brinell);  // the one conversion (Brake 2014, below eq. 19)
     m.source = string_field(*t, origin, name, "source", true);
     m.note = string_field(*t, origin, name, "note", false);
     try {

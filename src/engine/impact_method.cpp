@@ -1,4 +1,5 @@
-// Impact sweeps: every contact law of a study over a range of approach velocities.
+// Impact sweeps: every contact law of a study over a range of approach velocities, each law a
+// sweep of the registry's impact model (study/impact_study.hpp), in the contactuq-impact layout.
 #include <fmt/format.h>
 
 #include <cmath>

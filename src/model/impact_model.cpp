@@ -84,7 +84,11 @@ impact_body read_impact_body(const io::study_table& t, const contact::material_t
   m.poisson = t.quantity_or("poisson", u::dimensionless, m.poisson);
   m.yield_strength = t.quantity_or("yield_strength", u::pressure, m.yield_strength);
   m.density = t.quantity_or("density", u::density, m.density);
-  m.brinell_hardness = t.quantity_or("brinell_hardness", u::dimensionless, m.brinell_hardness);
+  if (t.has("brinell_hardness")) {
+    const double hb = t.quantity("brinell_hardness", u::dimensionless);
+    if (!(hb > 0 && std::isfinite(hb))) t.fail("brinell_hardness", "must be positive and finite");
+    m.hardness = contact::brinell_to_pascal(hb);  // HB [kgf/mm^2] to Pa, once
+  }
   try {
     m.validate();
   } catch (const parameter_error& e) {

@@ -10,12 +10,6 @@
 namespace contactuq::model {
 namespace u = units;
 
-namespace {
-
-double hardness_of(const contact::material& m) { return contact::brinell_to_pascal(m.brinell_hardness); }
-
-}  // namespace
-
 // validate_body()'s bounds, with generous upper ones (physical_limit.hpp).
 const std::array<material_input, 4>& material_inputs() {
   static const std::array<material_input, 4> table = {{
@@ -25,8 +19,9 @@ const std::array<material_input, 4>& material_inputs() {
        [](contact::material& m, double v) { m.poisson = v; }, {0.0, 0.5, false, true}},
       {"yield_strength", u::pressure, [](const contact::material& m) { return m.yield_strength; },
        [](contact::material& m, double v) { m.yield_strength = v; }, positive_up_to(physical_limit::strength)},
-      {"hardness", u::pressure, hardness_of,
-       [](contact::material& m, double v) { m.brinell_hardness = v / contact::brinell_to_pascal(1.0); },
+      // Pa in and out: the material holds it in Pa, so the law gets the input's double unchanged.
+      {"hardness", u::pressure, [](const contact::material& m) { return m.hardness; },
+       [](contact::material& m, double v) { m.hardness = v; },
        positive_up_to(physical_limit::strength)},
   }};
   return table;
@@ -39,7 +34,7 @@ void validate_body(const contact::material& m, const std::string& prefix) {
   finite_positive(m.modulus, "modulus", "Pa");
   require(m.poisson >= 0 && m.poisson < 0.5, fmt::format("{}poisson", prefix), m.poisson, "", "in [0, 0.5)");
   finite_positive(m.yield_strength, "yield_strength", "Pa");
-  finite_positive(hardness_of(m), "hardness", "Pa");
+  finite_positive(m.hardness, "hardness", "Pa");
 }
 
 }  // namespace contactuq::model

@@ -12,6 +12,7 @@
 #include "contactuq/io/hdf5.hpp"
 #include "contactuq/io/text_output.hpp"
 #include "contactuq/model/impact_model.hpp"
+#include "contactuq/study/sweep.hpp"
 
 namespace contactuq::study {
 namespace u = units;
@@ -95,18 +96,21 @@ impact_study_options read_impact_study(const io::study_document& doc, const std:
       law.fail("name", fmt::format("unknown contact law; known laws: {}", fmt::join(known, ", ")));
     contact::law_inputs inputs;
     inputs.pair = opt.pair;
+    std::map<std::string, model::law_value> parameters;
     // Law parameters: SI values by the law's field names; the law itself checks names and ranges.
     for (const auto& key : law.keys()) {
       if (key == "name" || key == "label") continue;
       if (law.value_text(key).front() == '"') {
         try {
-          inputs.values[key] = u::parse_quantity(law.string(key)).si;
+          const auto q = u::parse_quantity(law.string(key));
+          parameters[key] = {q.si, q.dim};
         } catch (const std::invalid_argument& e) {
           law.fail(key, e.what());
         }
       } else {
-        inputs.values[key] = law.quantity(key, u::dimensionless);
+        parameters[key] = {law.quantity(key, u::dimensionless), u::dimensionless};
       }
+      inputs.values[key] = parameters[key].si;
     }
     try {
       contact::make_law(name, inputs);
@@ -118,21 +122,57 @@ impact_study_options read_impact_study(const io::study_document& doc, const std:
       law.fail("name", fmt::format("'{}' appears twice; give each entry a distinct label", label));
     opt.laws.push_back(name);
     opt.labels.push_back(label);
-    opt.law_inputs.push_back(std::move(inputs));
+    opt.law_parameters.push_back(std::move(parameters));
   }
   if (auto output = root.optional_table("output")) output->allow_only({"file"});
   return opt;
 }
 
+model::model impact_law_model(const impact_study_options& options, std::size_t l) {
+  model::impact_setup s;
+  s.law = options.laws[l];
+  s.body_1 = {options.pair.body_1, options.pair.radius_1, options.solver.mass_1};
+  s.body_2 = {options.pair.body_2, options.pair.radius_2, options.solver.mass_2};
+  s.law_parameters = options.law_parameters[l];
+  s.solver = options.solver;
+  s.curve_points = 0;  // the impact layout has no time histories
+  return model::impact_model(std::move(s));
+}
+
 std::vector<impact_case> run_impact_study(const impact_study_options& options) {
   std::vector<impact_case> cases;
-  dynamics::impact_simulator simulator;
   for (std::size_t l = 0; l < options.laws.size(); ++l) {
-    const contact::contact_law law = contact::make_law(options.laws[l], options.law_inputs[l]);
-    for (double v0 : options.velocities) {
-      dynamics::impact_options o = options.solver;
-      o.approach_velocity = v0;
-      cases.push_back({options.labels[l], v0, simulator.run(law, o)});
+    // `law` is the outer, swept choice (one model per [[laws]] entry, as each entry may give its
+    // own parameters and label); the velocities are a sweep of that model's approach_velocity.
+    const model::model m = impact_law_model(options, l);
+    sweep_plan plan;
+    for (const model::variable& v : m.inputs()) plan.base.push_back(v.nominal);
+    plan.input = m.find_input("approach_velocity");
+    plan.values = options.velocities;
+    const auto names = m.output_names();
+    const auto at = [&](const char* name) {
+      return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+    };
+    const std::size_t e = at("restitution"), f = at("peak_force"), t = at("contact_time"),
+                      d = at("max_overlap"), res = at("residual_overlap"), w = at("energy_dissipated");
+    // The model names the law in a failure's message; the impact layout names it by row.
+    const std::string prefix = fmt::format("law {}: ", options.laws[l]);
+    for (const sweep_point& p : run_sweep(m, plan, true)) {
+      dynamics::impact_result r;
+      r.law = options.laws[l];
+      if (p.error.empty()) {
+        const auto& y = p.result.outputs;
+        r.restitution = y[e];
+        r.peak_force = y[f];
+        r.contact_duration = y[t];
+        r.peak_overlap = y[d];
+        r.residual_overlap = y[res];
+        r.energy_dissipated = y[w];
+      } else {
+        r.status = dynamics::impact_status::model_error;
+        r.message = p.error.starts_with(prefix) ? p.error.substr(prefix.size()) : p.error;
+      }
+      cases.push_back({options.labels[l], p.value, std::move(r)});
     }
   }
   return cases;

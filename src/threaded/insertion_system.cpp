@@ -50,7 +50,7 @@ contact::contact_law insertion_system::make_contact_law(const insertion_params& 
   steel.poisson = 0.29;
   steel.yield_strength = 530e6;
   steel.density = 7870;
-  steel.brinell_hardness = 163;
+  steel.hardness = contact::brinell_to_pascal(163);
   contact::law_inputs in;
   const double r = p.thread.root_radius > 0 ? p.thread.root_radius : 0.1 * p.thread.pitch;
   in.pair = contact::contact_pair{steel, steel, r, contact::flat_radius, 0.0,

@@ -47,7 +47,7 @@ TEST_CASE("etsion and brake agree on the yield onset for every built-in material
     const auto& m = table.at(name);
     const double e = effective_modulus(m.modulus, m.poisson, m.modulus, m.poisson);
     const etsion_params p{e, 0.01, m.poisson, etsion_tabor_hardness(m.yield_strength)};
-    const auto g = make_brake_regimes({e, 0.01, m.yield_strength, m.poisson, m.hardness()});
+    const auto g = make_brake_regimes({e, 0.01, m.yield_strength, m.poisson, m.hardness});
     CHECK(etsion_yield_overlap(p) == Approx(g.yield_overlap).epsilon(0.01));
   }
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "contactuq/contact/contact_geometry.hpp"
 #include "contactuq/error.hpp"
 
 using namespace contactuq::contact;
@@ -26,8 +27,8 @@ const std::vector<std::string> builtin = {"brake",
                                           "lankarani_nikravesh",
                                           "thornton"};
 
-material steel() { return {"steel", "", 205e9, 0.29, 530e6, 7870, 163, "test", ""}; }
-material aluminium() { return {"aluminium", "", 68.9e9, 0.33, 276e6, 2700, 95, "test", ""}; }
+material steel() { return {"steel", "", 205e9, 0.29, 530e6, 7870, brinell_to_pascal(163), "test", ""}; }
+material aluminium() { return {"aluminium", "", 68.9e9, 0.33, 276e6, 2700, brinell_to_pascal(95), "test", ""}; }
 
 // A 10 mm steel sphere on a steel flat, and what each law needs beyond the pair.
 law_inputs inputs_for(const std::string& name) {
@@ -128,8 +129,8 @@ TEST_CASE("registry: etsion picks the body that yields first, not the more compl
   register_builtin_laws();
   // A soft-yielding stiff body (E 205 GPa, sigma_y 200 MPa) on a hard-yielding compliant one
   // (E 71.7 GPa, sigma_y 503 MPa): the stiff one yields first.
-  const material soft_steel{"soft", "", 205e9, 0.29, 200e6, 7870, 60, "test", ""};
-  const material hard_alu{"hard", "", 71.7e9, 0.33, 503e6, 2810, 150, "test", ""};
+  const material soft_steel{"soft", "", 205e9, 0.29, 200e6, 7870, brinell_to_pascal(60), "test", ""};
+  const material hard_alu{"hard", "", 71.7e9, 0.33, 503e6, 2810, brinell_to_pascal(150), "test", ""};
   law_inputs pair_only;
   pair_only.pair = contact_pair{hard_alu, soft_steel, 0.01, flat_radius, 0.0,
                                 cylinder_contact::external};

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "contactuq/contact/contact_geometry.hpp"
 #include "contactuq/error.hpp"
 
 using namespace contactuq::contact;
@@ -29,15 +30,15 @@ TEST_CASE("materials: the shipped table loads and covers the families the laws n
     CHECK(!m.description.empty());
     // Tabor: Brinell hardness is roughly 2.5-3.5 sigma_y for work-hardened metals and higher for
     // annealed ones; a value outside 1.5-8 sigma_y would be a unit slip.
-    CHECK(m.hardness() / m.yield_strength > 1.5);
-    CHECK(m.hardness() / m.yield_strength < 8.0);
+    CHECK(m.hardness / m.yield_strength > 1.5);
+    CHECK(m.hardness / m.yield_strength < 8.0);
   }
   const auto& al = table.at("aluminium_6061_t6");
   CHECK(al.modulus == Approx(68.9e9));
   CHECK(al.yield_strength == Approx(276e6));
   CHECK(al.density == Approx(2700));
-  CHECK(al.brinell_hardness == 95);
-  CHECK(al.hardness() == Approx(95 * 9.80665e6));
+  CHECK(al.hardness == brinell_to_pascal(95));  // HB 95, converted once when read
+  CHECK(al.hardness == Approx(95 * 9.80665e6));
 }
 
 TEST_CASE("materials: errors name the file, line and key", "[contact][material]") {
@@ -66,6 +67,8 @@ source = "a handbook"
                     Contains("t.toml:5: steel.yield_strength"));
   CHECK_THROWS_WITH(material_table::parse(with("density = \"7870 kg/m^3\"\n", ""), "t.toml"),
                     Contains("t.toml:2: steel.density: missing"));
+  CHECK_THROWS_WITH(material_table::parse(with("= 126", "= 0"), "t.toml"),
+                    Contains("t.toml:7: steel.brinell_hardness") && Contains("positive"));
   CHECK_THROWS_WITH(material_table::parse(with("source", "sauce"), "t.toml"),
                     Contains("t.toml:8: steel.sauce: unknown key"));
   CHECK_THROWS_WITH(material_table::parse("[steel\nmodulus = 1", "t.toml"), Contains("t.toml:1"));

@@ -1,7 +1,8 @@
 #pragma once
 // Bulk material properties for the contact laws and the table that holds them
-// (data/materials.toml). Every field is SI except the Brinell number, which is HB [kgf/mm^2] by
-// definition; hardness() converts it (Brake 2014, below eq. 19).
+// (data/materials.toml). Every field is SI. The table gives the Brinell number HB [kgf/mm^2]; it is
+// converted once, when read, to the hardness HB g 1e6 [Pa] (Brake 2014, below eq. 19), so that a
+// model that varies the hardness hands the laws the very double it was given.
 
 #include <filesystem>
 #include <map>
@@ -18,11 +19,10 @@ struct material {
   double poisson = 0.0;           ///< nu [-], in [0, 0.5)
   double yield_strength = 0.0;    ///< sigma_y [Pa], > 0
   double density = 0.0;           ///< rho [kg/m^3], > 0
-  double brinell_hardness = 0.0;  ///< HB [kgf/mm^2], > 0
+  double hardness = 0.0;          ///< HB g 1e6 [Pa], > 0 (HB: Brinell number)
   std::string source;             ///< handbook or data sheet the values come from
   std::string note;               ///< conversions or caveats, may be empty
 
-  double hardness() const;  ///< HB g 1e6 [Pa]
   // Throws parameter_error naming the field ("<name>.modulus = ...").
   void validate() const;
 };

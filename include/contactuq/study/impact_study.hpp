@@ -1,14 +1,19 @@
 #pragma once
-// The `impact` study: a single two-body impact (dynamics/single_impact.hpp) simulated with each
-// of a list of contact laws over a range of approach velocities, to compare the laws' predicted
-// restitution, peak force, overlap and dissipated energy (Brake 2014, seeds/001_…).
+// The `impact` study: the registry's impact model (model/impact_model.hpp) swept over a range of
+// approach velocities with each of a list of contact laws, to compare the laws' predicted
+// restitution, peak force, overlap and dissipated energy (Brake 2014, seeds/001_…), in its own
+// result layout (format "contactuq-impact").
 
+#include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "contactuq/contact/law_registry.hpp"
 #include "contactuq/dynamics/single_impact.hpp"
 #include "contactuq/io/study_file.hpp"
+#include "contactuq/model/impact_model.hpp"
+#include "contactuq/model/model.hpp"
 
 namespace contactuq::study {
 
@@ -18,7 +23,7 @@ struct impact_study_options {
   dynamics::impact_options solver;  ///< masses, tolerances; approach_velocity set per case
   std::vector<std::string> laws;    ///< registry names, in the order reported
   std::vector<std::string> labels;  ///< what each entry is called in results (label or name)
-  std::vector<contact::law_inputs> law_inputs;  ///< per law: the pair plus explicit values
+  std::vector<std::map<std::string, model::law_value>> law_parameters;  ///< per law: explicit values
   std::vector<double> velocities;   ///< approach velocities v0 [m/s]
 };
 
@@ -33,7 +38,15 @@ struct impact_case {
   dynamics::impact_result result;
 };
 
-// Every law at every velocity; a failed impact is recorded in its result's status, never thrown.
+// The registry's impact model (model/impact_model.hpp) for entry l of the study: its law and
+// parameters, the bodies and solver options of the study, no curves.
+model::model impact_law_model(const impact_study_options& options, std::size_t l);
+
+// Every law at every velocity: for each [[laws]] entry (law is the outer, swept choice), a sweep
+// (study/sweep.hpp) of that entry's impact model over approach_velocity. A failed impact is
+// recorded in its result's status and message, never thrown. Each result holds status, message,
+// law and the six outputs of the model (restitution, peak_force, contact_duration, peak_overlap,
+// residual_overlap, energy_dissipated), not the simulator's step counts or history.
 std::vector<impact_case> run_impact_study(const impact_study_options& options);
 
 // CSV, one row per (law, v0): law,v0 [m/s],status,restitution,peak_force [N],peak_overlap [m],
