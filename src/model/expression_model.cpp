@@ -327,45 +327,10 @@ expression_model expression_model::from_study(const io::study_table& t) {
   const io::study_table in_table = t.table("inputs");
   const io::study_table out_table = t.table("outputs");
 
-  // In the order the file writes them (a TOML table is sorted by name).
-  const auto written = [](const io::study_table& table) {
-    std::vector<std::string> keys = table.keys();
-    std::stable_sort(keys.begin(), keys.end(),
-                     [&](const std::string& a, const std::string& b) { return table.line(a) < table.line(b); });
-    return keys;
-  };
-  std::vector<expression_input> inputs;
-  // A quantity string or a bare number; its dimension is the one it is written with.
-  const auto read_value = [](const io::study_table& table, const std::string& key) -> std::pair<double, u::dimension> {
-    const std::string text = table.value_text(key);
-    if (!text.empty() && text.front() == '"') {
-      try {
-        const u::quantity q = u::parse_quantity(table.string(key));
-        return {q.si, q.dim};
-      } catch (const std::invalid_argument& e) {
-        table.fail(key, e.what());
-      }
-    }
-    if (text == "{...}") table.fail(key, "expected a value such as \"200 N\" or 0.3");
-    return {table.quantity(key, u::dimensionless), u::dimensionless};
-  };
-  for (const std::string& name : written(in_table)) {
-    expression_input in{name, {}, 0.0, {}};
-    if (in_table.value_text(name) == "{...}") {
-      const io::study_table it = in_table.table(name);
-      it.allow_only({"value", "low", "high"});
-      std::tie(in.nominal, in.dim) = read_value(it, "value");
-      in.valid.low = it.quantity_or("low", in.dim, in.valid.low);
-      in.valid.high = it.quantity_or("high", in.dim, in.valid.high);
-      if (!(in.valid.low < in.valid.high)) it.fail("high", "must be above low");
-    } else {
-      std::tie(in.nominal, in.dim) = read_value(in_table, name);
-    }
-    inputs.push_back(std::move(in));
-  }
+  std::vector<expression_input> inputs = read_declared_inputs(in_table);
 
   std::vector<expression_output> outputs;
-  for (const std::string& name : written(out_table)) {
+  for (const std::string& name : keys_as_written(out_table)) {
     if (in_table.has(name)) out_table.fail(name, "is an input's name too; inputs and outputs need names of their own");
     expression_output out{name, {}, std::nullopt};
     if (out_table.value_text(name) == "{...}") {

@@ -16,14 +16,6 @@ namespace u = units;
 
 namespace {
 
-// Keys in the order the file writes them (a TOML table is sorted by name).
-std::vector<std::string> written(const io::study_table& table) {
-  std::vector<std::string> keys = table.keys();
-  std::stable_sort(keys.begin(), keys.end(),
-                   [&](const std::string& a, const std::string& b) { return table.line(a) < table.line(b); });
-  return keys;
-}
-
 // A unit text: "" and "1" are dimensionless.
 u::unit unit_of(const io::study_table& t, const std::string& key, const std::string& text) {
   if (text.empty() || text == "1") return {};
@@ -32,40 +24,6 @@ u::unit unit_of(const io::study_table& t, const std::string& key, const std::str
   } catch (const std::invalid_argument& e) {
     t.fail(key, e.what());
   }
-}
-
-// A quantity string or a bare number: its SI value, dimension and the SI value of its unit.
-std::tuple<double, u::dimension, double> read_value(const io::study_table& t, const std::string& key) {
-  const std::string text = t.value_text(key);
-  if (text == "{...}") t.fail(key, "expected a value such as \"200 N\" or 0.3");
-  if (text.empty() || text.front() != '"') return {t.quantity(key, u::dimensionless), u::dimensionless, 1.0};
-  const std::string s = t.string(key);
-  try {
-    const u::quantity q = u::parse_quantity(s);
-    char* end = nullptr;
-    std::strtod(s.c_str(), &end);
-    std::string rest(end);
-    rest.erase(0, rest.find_first_not_of(" \t"));
-    rest.erase(rest.find_last_not_of(" \t") + 1);
-    return {q.si, q.dim, rest.empty() ? 1.0 : u::parse_unit(rest).to_si};
-  } catch (const std::invalid_argument& e) {
-    t.fail(key, e.what());
-  }
-}
-
-external_input read_input(const io::study_table& in_table, const std::string& name) {
-  external_input in{name, {}, 0.0, {}, 1.0};
-  if (in_table.value_text(name) != "{...}") {
-    std::tie(in.nominal, in.dim, in.unit_to_si) = read_value(in_table, name);
-    return in;
-  }
-  const io::study_table it = in_table.table(name);
-  it.allow_only({"value", "low", "high"});
-  std::tie(in.nominal, in.dim, in.unit_to_si) = read_value(it, "value");
-  in.valid.low = it.quantity_or("low", in.dim, in.valid.low);
-  in.valid.high = it.quantity_or("high", in.dim, in.valid.high);
-  if (!(in.valid.low < in.valid.high)) it.fail("high", "must be above low");
-  return in;
 }
 
 external_curve read_curve(const io::study_table& ct, const std::string& name) {
@@ -158,11 +116,10 @@ external_model external_model::from_study(const io::study_table& t) {
   external_options options = read_options(t);
   const io::study_table in_table = t.table("inputs");
   const io::study_table out_table = t.table("outputs");
-  std::vector<external_input> inputs;
-  for (const std::string& name : written(in_table)) inputs.push_back(read_input(in_table, name));
+  std::vector<external_input> inputs = read_declared_inputs(in_table);
   std::vector<external_output> outputs;
   std::vector<external_curve> curves;
-  for (const std::string& name : written(out_table)) {
+  for (const std::string& name : keys_as_written(out_table)) {
     if (in_table.has(name)) out_table.fail(name, "is an input's name too; inputs and outputs need names of their own");
     if (out_table.value_text(name) == "{...}") {
       curves.push_back(read_curve(out_table.table(name), name));

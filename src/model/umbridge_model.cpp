@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "contactuq/error.hpp"
+#include "contactuq/model/declared_inputs.hpp"
 
 namespace contactuq::model {
 
@@ -33,48 +34,6 @@ std::string normalized_url(std::string url) {
       if (!rest.empty() && rest.find_first_of("/?# ") == std::string_view::npos) return url;
     }
   return {};
-}
-
-// The keys of a table in the order the file writes them (a TOML table is sorted by name).
-std::vector<std::string> written(const io::study_table& table) {
-  std::vector<std::string> keys = table.keys();
-  std::stable_sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
-    return table.line(a) < table.line(b);
-  });
-  return keys;
-}
-
-// A quantity string or a bare number; its dimension is the one it is written with.
-std::pair<double, u::dimension> read_value(const io::study_table& table, const std::string& key) {
-  const std::string text = table.value_text(key);
-  if (!text.empty() && text.front() == '"') {
-    try {
-      const u::quantity q = u::parse_quantity(table.string(key));
-      return {q.si, q.dim};
-    } catch (const std::invalid_argument& e) {
-      table.fail(key, e.what());
-    }
-  }
-  if (text == "{...}") table.fail(key, "expected a value such as \"200 N\" or 0.3");
-  return {table.quantity(key, u::dimensionless), u::dimensionless};
-}
-
-variable read_input(const io::study_table& inputs, const std::string& name) {
-  variable v{name, {}, 0.0, {}};
-  if (inputs.value_text(name) == "{...}") {
-    const io::study_table it = inputs.table(name);
-    it.allow_only({"value", "low", "high"});
-    std::tie(v.nominal, v.dim) = read_value(it, "value");
-    v.valid.low = it.quantity_or("low", v.dim, v.valid.low);
-    v.valid.high = it.quantity_or("high", v.dim, v.valid.high);
-    if (!(v.valid.low < v.valid.high)) it.fail("high", "must be above low");
-    if (!v.valid.contains(v.nominal))
-      it.fail("value", fmt::format("{} is outside [low, high]", name));
-  } else {
-    std::tie(v.nominal, v.dim) = read_value(inputs, name);
-  }
-  if (!std::isfinite(v.nominal)) inputs.fail(name, "the value must be finite");
-  return v;
 }
 
 umbridge_output read_output(const io::study_table& outputs, const std::string& name) {
@@ -254,9 +213,9 @@ umbridge_model umbridge_model::from_study(const io::study_table& t) {
   const io::study_table in_table = t.table("inputs");
   const io::study_table out_table = t.table("outputs");
   std::vector<variable> inputs;
-  for (const std::string& name : written(in_table)) inputs.push_back(read_input(in_table, name));
+  for (const declared_input& d : read_declared_inputs(in_table)) inputs.push_back({d.name, d.dim, d.nominal, d.valid});
   std::vector<umbridge_output> outputs;
-  for (const std::string& name : written(out_table)) {
+  for (const std::string& name : keys_as_written(out_table)) {
     if (in_table.has(name))
       out_table.fail(name, "is an input's name too; inputs and outputs need names of their own");
     outputs.push_back(read_output(out_table, name));

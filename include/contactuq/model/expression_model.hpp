@@ -39,17 +39,13 @@
 #include <vector>
 
 #include "contactuq/io/study_file.hpp"
+#include "contactuq/model/declared_inputs.hpp"
 #include "contactuq/model/model.hpp"
 #include "contactuq/units/quantity.hpp"
 
 namespace contactuq::model {
 
-struct expression_input {
-  std::string name;
-  units::dimension dim;
-  double nominal = 0.0;  ///< [SI], finite
-  valid_range valid = {};
-};
+using expression_input = declared_input;  // [model.inputs]: declared_inputs.hpp
 
 struct expression_output {
   std::string name;

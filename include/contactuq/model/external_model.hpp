@@ -43,18 +43,13 @@
 #include <vector>
 
 #include "contactuq/io/study_file.hpp"
+#include "contactuq/model/declared_inputs.hpp"
 #include "contactuq/model/model.hpp"
 #include "contactuq/units/quantity.hpp"
 
 namespace contactuq::model {
 
-struct external_input {
-  std::string name;
-  units::dimension dim;
-  double nominal = 0.0;  ///< [SI], finite
-  valid_range valid = {};
-  double unit_to_si = 1.0;  ///< SI value of one of the declared unit ("0.3 in": 0.0254)
-};
+using external_input = declared_input;  // [model.inputs]: declared_inputs.hpp
 
 struct external_output {
   std::string name;
