@@ -11,6 +11,7 @@
 
 #include "contactuq/io/hdf5.hpp"
 #include "contactuq/engine/method.hpp"
+#include "contactuq/model/evaluation_context.hpp"
 #include "contactuq/model/registry.hpp"
 #include "methods.hpp"
 
@@ -129,6 +130,7 @@ run_result run_study(const io::study_document& doc, const run_options& options) 
     out.clear();
   }
   if (!out.empty() && !options.resume && !options.force && !options.check_only) refuse_overwrite(out, m.resumable);
+  const model::study_output_scope beside(out);  // the models the method builds may put files beside it
   run_result result = options.time_limit > 0 && !options.check_only ? run_with_deadline(m, doc, options, out)
                                                                      : m.run(doc, options, out);
   if (result.method_name.empty()) result.method_name = m.name;

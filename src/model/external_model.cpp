@@ -112,11 +112,18 @@ struct external_model::state {
   fs::path root;
   std::vector<std::pair<std::string, std::string>> templates;  // file name, text
 
-  const fs::path& work_root(const fs::path& requested) {
+  // A folder of this model's own (the process and the model in its name: MPI ranks and a
+  // resumed run keep apart), made at the first evaluation.
+  const fs::path& work_root(const external_options& o) {
     std::call_once(made_root, [&] {
       static std::atomic<int> models = 0;
-      const std::string leaf = fmt::format("contactuq-external-{}-{}", ::getpid(), models++);
-      root = requested.empty() ? fs::temp_directory_path() / leaf : requested / leaf;
+      const int n = models++;
+      if (!o.workdirs.empty())
+        root = o.workdirs / fmt::format("contactuq-external-{}-{}", ::getpid(), n);
+      else if (!o.result_file.empty())
+        root = o.result_file.parent_path() / fmt::format("{}.work-{}-{}", o.result_file.filename().string(), ::getpid(), n);
+      else
+        root = fs::temp_directory_path() / fmt::format("contactuq-external-{}-{}", ::getpid(), n);
       fs::create_directories(root);
     });
     return root;
@@ -249,7 +256,7 @@ evaluation external_model::evaluate(std::span<const double> x) const {
   fs::path dir = options_.workdirs;
   std::error_code ec;
   try {
-    dir = state_->work_root(options_.workdirs) / fmt::format("eval-{:06d}", number);
+    dir = state_->work_root(options_) / fmt::format("eval-{:06d}", number);
     fs::remove_all(dir, ec);
     fs::create_directories(dir);
     write_inputs(dir, x, number);

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "contactuq/model/external_model.hpp"
+#include "contactuq/model/evaluation_context.hpp"
 
 namespace contactuq::model {
 
@@ -100,6 +101,7 @@ external_options read_options(const io::study_table& t) {
                                      : external_options::keep::failed;
   const fs::path base = fs::path(t.file()).parent_path();
   if (t.has("workdirs")) o.workdirs = fs::absolute(base / t.string("workdirs")).lexically_normal();
+  o.result_file = study_output();  // kept work directories beside the result they belong to
   if (t.has("templates"))
     for (const std::string& f : t.strings("templates")) o.templates.push_back(base / f);
   o.format = t.string_or("format", o.format);

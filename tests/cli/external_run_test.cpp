@@ -136,3 +136,41 @@ TEST_CASE("external model: a run stopped by --time-limit leaves no program runni
   // [c]: the pattern does not match the command line of the shell that runs pgrep.
   CHECK(run_cli_command("pgrep -f '[c]" + marker.substr(1) + "'").output.empty());
 }
+
+TEST_CASE("external model: the work directories of failed evaluations are kept beside the result file",
+          "[cli][external]") {
+  const scratch s;
+  std::filesystem::create_directories(s.dir / "results");
+  const std::string path = s / "faults.toml";
+  std::ofstream(path) << "[model]\ntype = \"external\"\ncommand = [\"/usr/bin/python3\", \"" << CONTACTUQ_SOURCE_DIR
+                      << "/tests/model/external_drivers/line.py\", \"exit1\"]\n"  // fails where x >= 1
+                      << "[model.inputs]\nx = 1\n[model.outputs]\ny = \"1\"\n[parameters.x]\nrole = \"aleatoric\"\n"
+                      << "distribution = \"uniform\"\nlow = 0\nhigh = 2\n[sampling]\nsamples = 12\nseed = 3\n";
+  const std::string out = s / "results/r.h5";
+  const cli_result r = run_cli("run " + path + " -o " + out + " -j 2 -q");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const contactuq::io::ensemble e = contactuq::io::read_ensemble(out);
+  const std::string beside = (s.dir / "results" / "r.h5.work-").string();
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < e.rows; ++i) {
+    if (e.status[i] == 0) continue;
+    ++failed;
+    INFO(e.messages[i]);
+    const auto at = e.messages[i].find("work directory kept: " + beside);
+    REQUIRE(at != std::string::npos);
+    const std::string dir = e.messages[i].substr(at + 21, e.messages[i].find(')', at) - at - 21);
+    CHECK(std::filesystem::exists(std::filesystem::path(dir) / "params.json"));
+    CHECK(std::filesystem::exists(std::filesystem::path(dir) / "stderr.txt"));
+  }
+  CHECK(failed == 6);  // x >= 1: half of a Latin hypercube of 12 on [0, 2]
+  // Only the failed ones are kept, in one folder of the run.
+  std::size_t kept = 0, folders = 0;
+  for (const auto& f : std::filesystem::directory_iterator(s.dir / "results"))
+    if (f.is_directory()) {
+      ++folders;
+      for ([[maybe_unused]] const auto& d : std::filesystem::directory_iterator(f.path())) ++kept;
+    }
+  CHECK(folders == 1);
+  CHECK(kept == failed);
+}

@@ -18,7 +18,9 @@
 //   timeout = "10 min"             a duration; default none
 //   keep_workdirs = "failed"       "failed" | "all" | "none"
 //   workdirs = "path"              where work directories go (relative: to the study's folder);
-//                                  default a new folder under the system's temporary folder
+//                                  default beside the study's result file (model::study_output,
+//                                  set while engine::run_study runs it), in RESULT.work-PID-N,
+//                                  or else under the system's temporary folder
 //   templates = ["deck.inp"]       files (relative to the study's folder) copied into each work
 //                                  directory with {name} replaced by input name's value
 //   format = "{:.17g}"             how a value is written into a template (fmt syntax)
@@ -73,7 +75,10 @@ struct external_options {
   bool shell = false;
   double timeout = 0.0;  ///< [s]; infinite: none
   enum class keep { failed, all, none } keep_workdirs = keep::failed;
-  std::filesystem::path workdirs = {};  ///< empty: a new folder in the temporary folder
+  std::filesystem::path workdirs = {};  ///< empty: beside result_file, or else in the temporary folder
+  // The result file of the study that runs the model (absolute), "" for none: without workdirs,
+  // the work directories go in a folder beside it, <result_file>.work-<pid>-<n>.
+  std::filesystem::path result_file = {};
   std::vector<std::filesystem::path> templates = {};
   std::string format = "{:.17g}";
 };
