@@ -6,6 +6,7 @@ namespace contactuq::model {
 
 namespace {
 thread_local std::filesystem::path current_output;
+thread_local evaluation_context current_context;
 }  // namespace
 
 const std::filesystem::path& study_output() noexcept { return current_output; }
@@ -16,5 +17,13 @@ study_output_scope::study_output_scope(const std::filesystem::path& output) : pr
 }
 
 study_output_scope::~study_output_scope() { current_output = std::move(previous_); }
+
+const evaluation_context& current_evaluation() noexcept { return current_context; }
+
+evaluation_scope::evaluation_scope(const evaluation_context& context) noexcept : previous_(current_context) {
+  current_context = context;
+}
+
+evaluation_scope::~evaluation_scope() { current_context = previous_; }
 
 }  // namespace contactuq::model

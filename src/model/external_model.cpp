@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "contactuq/error.hpp"
+#include "contactuq/model/evaluation_context.hpp"
 #include "contactuq/model/external_process.hpp"
 
 namespace contactuq::model {
@@ -205,6 +206,24 @@ std::string external_model::command_text() const {
 
 namespace {
 
+// The command as a failure message names it: absolute paths by their file names, a shell
+// command cut to 40 characters. A result file keeps only the first 256 bytes of a message, which
+// should hold the reason.
+std::string short_command(const external_options& o) {
+  if (o.shell) {
+    const std::string& c = o.command.front();
+    return "sh -c " + quoted_command({c.size() > 40 ? c.substr(0, 37) + "..." : c});
+  }
+  std::vector<std::string> argv = o.command;
+  for (auto& a : argv)
+    if (a.starts_with('/')) a = fs::path(a).filename().string();
+  return quoted_command(argv);
+}
+
+}  // namespace
+
+namespace {
+
 // Why an evaluation failed, before the stderr and work directory are added.
 struct failure {
   std::string reason;
@@ -275,7 +294,12 @@ evaluation external_model::evaluate(std::span<const double> x) const {
     return e;
   } catch (const failure& f) {
     const bool keep = options_.keep_workdirs != external_options::keep::none;
-    std::string message = fmt::format("external model: {} {} (evaluation {}", command_text(), f.reason, number);
+    const evaluation_context& context = current_evaluation();
+    std::string message = fmt::format("external model: {} {} (", short_command(options_), f.reason);
+    if (context.sample >= 0)
+      message += context.case_label.empty() ? fmt::format("sample {}, ", context.sample)
+                                            : fmt::format("sample {} of case {}, ", context.sample, context.case_label);
+    message += fmt::format("evaluation {}", number);
     message += keep ? fmt::format("; work directory kept: {})", dir.string()) : std::string(")");
     const std::vector<std::string> lines = last_lines(dir / "stderr.txt", 5);
     if (!lines.empty()) {
@@ -296,8 +320,10 @@ void external_model::write_inputs(const fs::path& dir, std::span<const double> x
     params["inputs"][inputs_[i].name] = v;
     if (!state_->templates.empty()) texts[inputs_[i].name] = fmt::format(fmt::runtime(options_.format), v);
   }
-  params["case"] = "";
-  params["sample"] = number;
+  const evaluation_context& context = current_evaluation();
+  params["case"] = std::string(context.case_label);
+  params["sample"] = context.sample >= 0 ? json(context.sample) : json(nullptr);
+  params["evaluation"] = number;
   const auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream out(dir / name, std::ios::binary);
     out << text;

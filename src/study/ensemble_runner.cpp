@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "contactuq/error.hpp"
+#include "contactuq/model/evaluation_context.hpp"
 #include "contactuq/study/threads.hpp"
 
 namespace contactuq::study {
@@ -342,6 +343,10 @@ evaluated_block block_evaluator::operator()(std::size_t first, std::size_t size,
         evaluate_rows(m, b, r, end, attempts_, results);
         r = end;
       } else {
+        // Which sample of which case, for a model that tells its program (external).
+        const model::evaluation_scope context(
+            {static_cast<long long>(i % study_.per_case()),
+             study_.cases.empty() || study_.epistemic.empty() ? std::string_view() : study_.cases[c].label});
         results[r] = evaluate_sample(m, columns, b, static_cast<Eigen::Index>(r), attempts_);
         results[r].done = true;
         ++r;

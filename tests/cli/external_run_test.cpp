@@ -7,6 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -174,3 +177,41 @@ TEST_CASE("external model: the work directories of failed evaluations are kept b
   CHECK(folders == 1);
   CHECK(kept == failed);
 }
+
+TEST_CASE("external model: params.json names the row's sample and epistemic case, at any -j", "[cli][external]") {
+  const scratch s;
+  const std::string path = s / "nested.toml";
+  std::ofstream(path) << "[model]\ntype = \"external\"\ncommand = [\"/usr/bin/python3\", \"" << CONTACTUQ_SOURCE_DIR
+                      << "/tests/model/external_drivers/line.py\"]\nkeep_workdirs = \"all\"\n"
+                      << "[model.inputs]\nx = 0.5\nk = 1\n[model.outputs]\ny = \"1\"\n"
+                      << "[parameters.k]\nrole = \"epistemic\"\nchoices = [1, 2, 3]\n"
+                      << "[parameters.x]\nrole = \"aleatoric\"\ndistribution = \"uniform\"\nlow = 0\nhigh = 0.9\n"
+                      << "[sampling]\nsamples = 7\nseed = 5\n";
+  const std::string out = s / "nested.h5";
+  const cli_result r = run_cli("run " + path + " -o " + out + " -j 3 -q");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const contactuq::io::ensemble e = contactuq::io::read_ensemble(out);
+  const auto& labels = e.schema.metadata.epistemic_cases;
+  REQUIRE(labels.size() == 3);
+  REQUIRE(e.rows == 21);
+  const auto x = static_cast<Eigen::Index>(e.input_index("x")), k = static_cast<Eigen::Index>(e.input_index("k"));
+  std::vector<int> seen(e.rows, 0);
+  for (const auto& f : std::filesystem::recursive_directory_iterator(s.dir)) {
+    if (f.path().filename() != "params.json") continue;
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(f.path()));
+    INFO(j.dump());
+    const auto c = static_cast<std::size_t>(std::find(labels.begin(), labels.end(), j["case"].get<std::string>()) -
+                                            labels.begin());
+    REQUIRE(c < labels.size());
+    const auto sample = j["sample"].get<std::size_t>();
+    REQUIRE(sample < 7);
+    const std::size_t row = c * 7 + sample;
+    ++seen[row];
+    // The row the program was told is the row whose inputs it got, bit for bit.
+    CHECK(e.inputs(static_cast<Eigen::Index>(row), x) == j["inputs"]["x"].get<double>());
+    CHECK(e.inputs(static_cast<Eigen::Index>(row), k) == j["inputs"]["k"].get<double>());
+  }
+  CHECK(seen == std::vector<int>(e.rows, 1));
+}
+

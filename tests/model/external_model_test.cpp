@@ -6,11 +6,15 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "contactuq/error.hpp"
+#include "contactuq/model/evaluation_context.hpp"
 #include "contactuq/io/study_file.hpp"
 #include "contactuq/model/external_process.hpp"
 #include "contactuq/model/registry.hpp"
@@ -180,6 +184,34 @@ TEST_CASE("external model: each fault is a failed evaluation with its reason; ot
     CHECK_THAT(failure(m, 2), Contains("exited with status 127") && Contains("/nonexistent/program"));
   }
   CHECK(model::running_programs() == 0);
+}
+
+TEST_CASE("external model: params.json names the sample and case the evaluation context gives", "[model][external]") {
+  const scratch s;
+  const auto m = faulty("exit1", s.path, "keep_workdirs = \"all\"\n");
+  const std::vector<double> x{0.5e-3};
+  (void)m.evaluate(x);  // outside an ensemble
+  {
+    const model::evaluation_scope context({17, "k=2"});
+    (void)m.evaluate(x);
+    CHECK_THAT(failure(m, 2), Contains("(sample 17 of case k=2, evaluation 2;"));
+  }
+  (void)m.evaluate(x);  // the scope has ended
+  CHECK(model::current_evaluation().sample == -1);
+  std::map<long long, nlohmann::json> params;
+  for (const auto& p : fs::recursive_directory_iterator(s.path))
+    if (p.path().filename() == "params.json") {
+      const nlohmann::json j = nlohmann::json::parse(std::ifstream(p.path()));
+      params[j.at("evaluation").get<long long>()] = j;
+    }
+  REQUIRE(params.size() == 4);
+  CHECK(params[0]["sample"].is_null());
+  CHECK(params[0]["case"] == "");
+  CHECK(params[1]["sample"] == 17);
+  CHECK(params[1]["case"] == "k=2");
+  CHECK(params[2]["sample"] == 17);
+  CHECK(params[3]["sample"].is_null());
+  CHECK(params[3]["case"] == "");
 }
 
 TEST_CASE("external model: keep_workdirs none leaves nothing; a cancel kills the running program",

@@ -2,9 +2,11 @@
 // A model that runs the user's own program once per evaluation, type "external":
 //   y = program(x)
 // through files (docs/external-models.md): each evaluation gets a fresh work directory holding
-//   params.json   {"inputs": {name: value in its declared units}, "case": "", "sample": n}
-// (n: the evaluation's number in this run of the model, from 0; `case` is empty: the model
-// interface passes no case label) and the templated files, the program runs there, and writes
+//   params.json   {"inputs": {name: value in its declared units}, "case": label, "sample": s,
+//                  "evaluation": n}
+// (s and label: the sample and epistemic case of an ensemble row, model::current_evaluation();
+// null and "" outside an ensemble; n: the evaluation's number in this run of the model, from 0,
+// which names the work directory) and the templated files, the program runs there, and writes
 //   results.json  {"outputs": {name: value in declared units},
 //                  "curves": {name: {"x": [...], "y": [...]}}}
 // A curve is linearly interpolated onto the abscissa the study declares, which its x must span.
