@@ -215,3 +215,30 @@ TEST_CASE("external model: params.json names the row's sample and epistemic case
   CHECK(seen == std::vector<int>(e.rows, 1));
 }
 
+#ifdef CONTACTUQ_MPIRUN
+TEST_CASE("external model: mpirun -n 2 runs the programs on both ranks, the bits of -j 1", "[cli][mpi][external]") {
+  const scratch s;
+  const std::string study = write_study(s, 120);
+  const cli_result one = run_cli("run " + study + " -o " + (s / "one.h5") + " -j 1 -q");
+  INFO(one.output);
+  REQUIRE(one.exit_code == 0);
+  // As tests/cli/mpi_run_test.cpp runs it: more ranks than cores allowed, as root when it is root,
+  // leak checks off in the ranks (the MPI library keeps memory until exit).
+  std::string mpirun = std::string("ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 ") + CONTACTUQ_MPIRUN +
+                       " -n 2 --oversubscribe --bind-to none";
+  if (::geteuid() == 0) mpirun += " --allow-run-as-root";
+  const cli_result two = run_cli_command(mpirun + " " + CONTACTUQ_CLI + " run " + study + " -o " + (s / "two.h5") + " -j 1");
+  INFO(two.output);
+  REQUIRE(two.exit_code == 0);
+  CHECK_THAT(two.output, Contains("on each of 2 MPI ranks") && Contains("failed samples: 0 of 120"));
+  const contactuq::io::ensemble a = contactuq::io::read_ensemble(s / "one.h5");
+  const contactuq::io::ensemble b = contactuq::io::read_ensemble(s / "two.h5");
+  check_same_samples(a, b);
+  CHECK(b.schema.metadata.mpi_ranks == 2);
+  for (std::size_t r = 0; r < b.rows; ++r)
+    CHECK(b.outputs(static_cast<Eigen::Index>(r), 0) ==
+          Approx(3.0 * b.inputs(static_cast<Eigen::Index>(r), 0) * 1e3 + 2.0).epsilon(1e-12));
+  // Every rank removed its work folder (no evaluation failed, nothing is kept).
+  for (const auto& f : std::filesystem::directory_iterator(s.dir)) CHECK_FALSE(f.is_directory());
+}
+#endif
