@@ -10,9 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "contactuq/io/ensemble_store.hpp"
@@ -20,6 +23,7 @@
 #include "run_cli.hpp"
 
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 
 namespace {
 
@@ -213,6 +217,66 @@ TEST_CASE("external model: params.json names the row's sample and epistemic case
     CHECK(e.inputs(static_cast<Eigen::Index>(row), k) == j["inputs"]["k"].get<double>());
   }
   CHECK(seen == std::vector<int>(e.rows, 1));
+}
+
+TEST_CASE("external model: every fault of the program is a failed sample with its reason; the others are the "
+          "closed form", "[cli][external][faults]") {
+  const scratch s;
+  // A Latin hypercube of 16 on x in [0, 2] puts one sample in each eighth of [1, 2]: line.py's
+  // "mixed" mode makes one fault in each of the first seven (exit 1, sleep past the timeout,
+  // garbage, NaN, an output under another name, 10 MB of stderr, a child left running).
+  const std::string path = s / "faults.toml";
+  std::ofstream(path) << "[model]\ntype = \"external\"\ncommand = [\"/usr/bin/python3\", \"" << CONTACTUQ_SOURCE_DIR
+                      << "/tests/model/external_drivers/line.py\", \"mixed\"]\ntimeout = \"5 s\"\n"
+                      << "[model.inputs]\nx = 1\n[model.outputs]\ny = \"1\"\n[parameters.x]\nrole = \"aleatoric\"\n"
+                      << "distribution = \"uniform\"\nlow = 0\nhigh = 2\n[sampling]\nsamples = 16\nseed = 11\n";
+  const std::string out = s / "faults.h5";
+  const cli_result r = run_cli("run " + path + " -o " + out + " -j 4");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("failed samples: 7 of 16"));
+  const contactuq::io::ensemble e = contactuq::io::read_ensemble(out);
+  REQUIRE(e.rows == 16);
+  const std::vector<std::string> reasons{"exited with status 1",
+                                         "ran past its timeout of 5 s",
+                                         "results.json is not valid JSON",
+                                         "results.json holds NaN",
+                                         "gave no output \"y\" in results.json (it gave: why)",
+                                         "exited with status 3",
+                                         "exited but left processes running"};
+  std::vector<int> seen(reasons.size(), 0);
+  for (std::size_t i = 0; i < e.rows; ++i) {
+    const auto row = static_cast<Eigen::Index>(i);
+    const double x = e.inputs(row, 0);
+    INFO("x = " << x << ": " << e.messages[i]);
+    const auto fault = static_cast<std::size_t>((x - 1.0) * 8.0);
+    if (x < 1.0 || fault >= reasons.size()) {
+      CHECK(e.status[i] == 0);
+      CHECK(e.outputs(row, 0) == Approx(3.0 * x + 2.0).epsilon(1e-12));
+      continue;
+    }
+    ++seen[fault];
+    CHECK(e.status[i] != 0);
+    CHECK(std::isnan(e.outputs(row, 0)));
+    // The reason first: a result file keeps 256 bytes of a message.
+    CHECK_THAT(e.messages[i], StartsWith("external model: python3 line.py mixed " + reasons[fault]));
+  }
+  CHECK(seen == std::vector<int>(reasons.size(), 1));
+  // The child left running was killed with its process group: no orphan.
+  long pid = 0;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(s.dir))
+    if (f.path().filename() == "child.pid") std::ifstream(f.path()) >> pid;
+  REQUIRE(pid > 0);
+  bool alive = true;
+  for (int k = 0; k < 100 && alive; ++k) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    alive = false;
+    while (std::getline(status, line))
+      if (line.rfind("State:", 0) == 0) alive = line.find('Z') == std::string::npos;  // a zombie is gone
+    if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK_FALSE(alive);
 }
 
 #ifdef CONTACTUQ_MPIRUN

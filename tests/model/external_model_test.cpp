@@ -154,10 +154,20 @@ TEST_CASE("external model: each fault is a failed evaluation with its reason; ot
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
     ok(m);
   }
-  SECTION("garbage") { CHECK_THAT(failure(faulty("garbage", s.path), 2), Contains("results.json is not valid JSON")); }
-  SECTION("NaN") { CHECK_THAT(failure(faulty("nan", s.path), 2), Contains("NaN")); }
+  SECTION("garbage") {
+    const auto m = faulty("garbage", s.path);
+    CHECK_THAT(failure(m, 2), Contains("results.json is not valid JSON"));
+    ok(m);
+  }
+  SECTION("NaN") {
+    const auto m = faulty("nan", s.path);
+    CHECK_THAT(failure(m, 2), Contains("NaN"));
+    ok(m);
+  }
   SECTION("an output under another name") {
-    CHECK_THAT(failure(faulty("rename", s.path), 2), Contains("gave no output \"y\"") && Contains("it gave: why"));
+    const auto m = faulty("rename", s.path);
+    CHECK_THAT(failure(m, 2), Contains("gave no output \"y\"") && Contains("it gave: why"));
+    ok(m);
   }
   SECTION("10 MB of stderr: quoted from its end, the kept file cut") {
     const auto m = faulty("stderr10mb", s.path);

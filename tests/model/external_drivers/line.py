@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Test driver of the external model: y = 3 x + 2 and the curve c(s) = x s over s in [0, 4], with
 x as params.json gives it (declared units). argv[1] picks a fault, made when x >= 1:
-exit1, sleep, garbage, nan, rename, stderr10mb, child; "none" makes none."""
+exit1, sleep, garbage, nan, rename, stderr10mb, child; "none" makes none; "mixed" makes each in
+turn over x in [1, 1.875), one per eighth (x in [1.875, 2) and below 1: none)."""
 import json
 import math
 import subprocess
@@ -12,6 +13,9 @@ mode = sys.argv[1] if len(sys.argv) > 1 else "none"
 with open("params.json") as f:
     x = json.load(f)["inputs"]["x"]
 result = {"outputs": {"y": 3 * x + 2}, "curves": {"c": {"x": [0, 2, 4], "y": [0, 2 * x, 4 * x]}}}
+FAULTS = ["exit1", "sleep", "garbage", "nan", "rename", "stderr10mb", "child", "none"]
+if mode == "mixed":
+    mode = FAULTS[min(int((x - 1) * 8), 7)] if x >= 1 else "none"
 if x >= 1:
     if mode == "exit1":
         print("driver: x = %g is out of range" % x, file=sys.stderr)
