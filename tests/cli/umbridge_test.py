@@ -317,6 +317,37 @@ def check_server_gone(cli, tmp):
     print("ok: no server: every case failed, exit 1")
 
 
+def check_shipped_example(cli, tmp):
+    """docs/umbridge.md's example: studies/umbridge_client.py and studies/umbridge_r_minus_s.toml
+    against the server of the expression study, on a free port instead of 4242."""
+    with server(cli, STUDY) as port:
+        url = f"http://127.0.0.1:{port}"
+        client = subprocess.run([sys.executable, os.path.join(ROOT, "studies", "umbridge_client.py"), url],
+                                capture_output=True, text=True, timeout=60)
+        check(client.returncode == 0 and "Evaluate: [[50.0], [1.3333333333333333]]" in client.stdout,
+              f"umbridge_client.py: {client.stdout}{client.stderr}")
+        other = subprocess.run([sys.executable, os.path.join(ROOT, "studies", "umbridge_client.py"), url,
+                                "expression", "210", "150"], capture_output=True, text=True, timeout=60)
+        check(other.returncode == 0 and "Evaluate: [[60.0], [1.4]]" in other.stdout,
+              f"umbridge_client.py at 210 150: {other.stdout}{other.stderr}")
+        shipped = open(os.path.join(ROOT, "studies", "umbridge_r_minus_s.toml")).read()
+        check('url = "http://127.0.0.1:4242"' in shipped and "samples = 10000" in shipped,
+              "studies/umbridge_r_minus_s.toml: url or samples changed; update this test and docs/umbridge.md")
+        r, bridged = run(cli, shipped.replace("4242", str(port)).replace("samples = 10000", "samples = 2000"), tmp,
+                         "shipped_bridged", "-j", "2")
+        check(r.returncode == 0, f"studies/umbridge_r_minus_s.toml: {r.stderr}")
+    r, direct = run(cli, bridged_study(None, 2000), tmp, "shipped_direct", "-j", "2")
+    check(r.returncode == 0, f"direct run: {r.stderr}")
+    same = subprocess.run([sys.executable, os.path.join(HERE, "same_datasets.py"), direct, bridged],
+                          capture_output=True, text=True)
+    check(same.returncode == 0 or same.stdout.strip().endswith(" 1 differ: study"),
+          f"studies/umbridge_r_minus_s.toml differs from the expression study: {same.stdout}{same.stderr}")
+    gone = subprocess.run([sys.executable, os.path.join(ROOT, "studies", "umbridge_client.py"), url],
+                          capture_output=True, text=True, timeout=60)
+    check(gone.returncode == 1 and "no UM-Bridge server answers" in gone.stderr, f"no server: {gone.stderr}")
+    print("ok: the shipped example (umbridge_client.py, umbridge_r_minus_s.toml) as docs/umbridge.md runs it")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", required=True)
@@ -327,6 +358,7 @@ def main():
         check_round_trip(args.cli, tmp)
         check_failures(args.cli, tmp)
         check_server_gone(args.cli, tmp)
+        check_shipped_example(args.cli, tmp)
 
 
 if __name__ == "__main__":
