@@ -13,7 +13,8 @@ namespace contactuq::cli {
 void add_check_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "check", "Read and check studies as `run` would (keys, units, ranges, data files, the plan's size) without "
-               "evaluating anything or writing a file");
+               "evaluating anything or writing a file. A study with an external model runs programs, as a Makefile does: "
+               "check lists their commands");
   struct options {
     std::vector<std::string> studies;
     bool yes = false;

@@ -126,6 +126,8 @@ TEST_CASE("check lists the command an external model would run", "[cli][external
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Contains("runs a program once per evaluation: /usr/bin/python3 ") &&
                            Contains("/studies/drivers/r_minus_s.py"));
+  const cli_result help = run_cli("check --help");
+  CHECK_THAT(help.output, Contains("A study with an external model runs programs, as a Makefile does"));
 }
 
 TEST_CASE("external model: a run stopped by --time-limit leaves no program running", "[cli][external]") {
