@@ -152,3 +152,57 @@ def test_the_shipped_example_runs(tmp_path):
                        capture_output=True, text=True, env=dict(os.environ), timeout=300)
     assert r.returncode == 0, r.stderr
     assert "'value': 0.0126" in r.stdout  # Phi(-sqrt(5)) = 0.01267
+
+
+def line(x, a, b):  # y = a x + (b - 0.3)^2: its mean over x is least at b = 0.3
+    return {"y": a * x + (b - 0.3) ** 2}
+
+
+contactuq.register_model("py_line", line, inputs={"x": 0.5, "a": 2.0, "b": 0.5}, outputs={"y": ""}, replace=True)
+
+
+def test_nested_on_a_python_model(tmp_path):
+    # Every epistemic case of a over the same aleatoric x: y = a x + 0.04 row by row.
+    study = {"method": "nested", "model": {"type": "py_line"},
+             "parameters": {"a": {"role": "epistemic", "choices": [1.0, 2.0, 3.0]},
+                            "x": {"role": "aleatoric", "distribution": "uniform", "low": 0, "high": 1}},
+             "sampling": {"samples": 40, "seed": 3}}
+    x, y, status = run(study, tmp_path / "nested.h5", threads=2)
+    assert len(status) == 120 and not status.any()
+    np.testing.assert_allclose(y[:, 0], x[:, 1] * x[:, 0] + 0.04, rtol=1e-14)
+    np.testing.assert_array_equal(x[:40, 0], x[80:, 0])  # common random numbers
+    assert sorted(set(x[:, 1])) == [1.0, 2.0, 3.0]
+
+
+def test_optimize_on_a_python_model(tmp_path):
+    study = {"method": "optimize", "model": {"type": "py_line"},
+             "parameters": {"b": {"role": "design", "low": 0, "high": 1, "value": 0.9},
+                            "x": {"role": "aleatoric", "distribution": "uniform", "low": 0, "high": 1}},
+             "sampling": {"samples": 20, "seed": 3},
+             "optimization": {"algorithm": "bobyqa", "evaluations": 40,
+                              "objective": [{"output": "y", "statistic": "mean"}]}}
+    r = contactuq.run(study, output=str(tmp_path / "opt.h5"), force=True)
+    assert r["exit_code"] == 0, r
+    with h5py.File(tmp_path / "opt.h5", "r") as f:
+        assert f.attrs["model"] == "py_line"
+        assert not f["history/failed"][()].any()
+        assert f["results/best_x"][0, 0] == pytest.approx(0.3, abs=1e-4)
+        # The mean of a x over the study's 20 samples, nothing from (b - 0.3)^2 at the optimum.
+        assert f["results/best_objectives"][0, 0] == pytest.approx(1.0, abs=0.05)
+
+
+def test_calibrate_on_a_python_model(tmp_path):
+    # Measured y at five x, made with a = 1.5: the fit finds it.
+    data = tmp_path / "line.csv"
+    data.write_text("case,x [1],y [1]\n" + "".join(f"{k},{x},{1.5 * x + 0.04!r}\n"
+                                                 for k, x in enumerate([0.1, 0.3, 0.5, 0.7, 0.9], 1)))
+    study = {"method": "calibrate", "model": {"type": "py_line"},
+             "parameters": {"a": {"role": "calibrated", "low": 0.5, "high": 3.0}},
+             "data": {"tables": [str(data)]},
+             "calibrate": {"starts": 2, "seed": 1, "scales": {"y": 0.01}}}
+    r = contactuq.run(study, output=str(tmp_path / "cal.h5"), force=True)
+    assert r["exit_code"] == 0, r
+    with h5py.File(tmp_path / "cal.h5", "r") as f:
+        assert f.attrs["model"] == "py_line"
+        assert f["estimates/value"][0] == pytest.approx(1.5, rel=1e-9)
+        np.testing.assert_allclose(f["residuals/y/fitted"][()], f["residuals/y/measured"][()], atol=1e-12)
