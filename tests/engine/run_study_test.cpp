@@ -67,6 +67,7 @@ TEST_CASE("every shipped study names or implies its method", "[engine]") {
       {"threaded_insertion_robust_design.toml", "optimize"},
       {"threaded_insertion_sensitivity.toml", "sample"},
       {"threaded_insertion_success.toml", "sample"},
+      {"umbridge_r_minus_s.toml", "sample"},
       {"williams_bifurcated.toml", "curve"},
       {"williams_experiment.toml", "curve"},
       {"williams_flexure.toml", "curve"},
