@@ -11,8 +11,16 @@ cli="${CONTACTUQ_CLI:-$root/build/release/contactuq}"
 out="${1:-$root/out/every_study}"
 mkdir -p "$out"
 failed=0
+server=""
+trap '[[ -n $server ]] && kill $server 2>/dev/null' EXIT
 for study in "$root"/studies/*.toml; do
   name=$(basename "$study" .toml)
+  # The UM-Bridge example evaluates a served model: serve it, as its header says, for its run.
+  if grep -q '^type = "umbridge"' "$study" && [[ -z $server ]]; then
+    "$cli" serve "$root/studies/expression_r_minus_s.toml" --port 4242 > "$out/serve.log" 2>&1 &
+    server=$!
+    sleep 1
+  fi
   start=$(date +%s.%N)
   "$cli" run "$study" -o "$out/$name.h5" --force > "$out/$name.run.log" 2>&1
   run=$?
