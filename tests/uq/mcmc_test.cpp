@@ -2,6 +2,7 @@
 
 #include <Eigen/LU>
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <boost/math/special_functions/erf.hpp>
 #include <limits>
@@ -320,4 +321,82 @@ TEST_CASE("MCMC: bad input gives clear errors", "[uq][mcmc]") {
   CHECK(parse_mcmc_sampler("stretch") == mcmc_sampler::stretch);
   CHECK(to_string(parse_mcmc_sampler("dram")) == "dram");
   CHECK_THROWS_WITH(parse_mcmc_sampler("gibbs"), Contains("dram") && Contains("stretch"));
+}
+
+TEST_CASE("MCMC: eight schools, non-centred, quantiles of tau match the quadrature of p(tau | y)",
+          "[uq][mcmc]") {
+  // BDA3 sec. 5.5: y_j ~ N(theta_j, sigma_j^2), theta_j = mu + tau eta_j, eta_j ~ N(0, 1),
+  // flat prior on mu and uniform prior on tau in [0, tau_max]. Parameters (mu, tau, eta_1..8).
+  const std::vector<double> y{28, 8, -3, 7, -1, 1, 18, 12}, sigma{15, 10, 16, 11, 9, 11, 10, 18};
+  const double tau_max = 100.0;
+  const batch_log_density f = [&](const Eigen::MatrixXd& x, Eigen::VectorXd& out) {
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+      const double mu = x(r, 0), tau = x(r, 1);
+      if (tau < 0.0 || tau > tau_max) {
+        out(r) = -std::numeric_limits<double>::infinity();
+        continue;
+      }
+      double lp = 0;
+      for (std::size_t j = 0; j < 8; ++j) {
+        const double eta = x(r, static_cast<Eigen::Index>(j) + 2);
+        const double u = (y[j] - mu - tau * eta) / sigma[j];
+        lp -= 0.5 * (u * u + eta * eta);
+      }
+      out(r) = lp;
+    }
+  };
+  // p(tau | y) ∝ V_mu^1/2 prod (sigma_j^2 + tau^2)^-1/2 exp(-(y_j - mu_hat)^2/(2(sigma_j^2 + tau^2)))
+  // (BDA3 eq. 5.21), mu_hat and V_mu the precision-weighted mean and its variance; its CDF by the
+  // trapezoidal rule on a fine grid, quantiles by linear interpolation of the CDF.
+  const auto density = [&](double tau) {
+    double precision = 0, weighted = 0;
+    for (std::size_t j = 0; j < 8; ++j) {
+      precision += 1 / (sigma[j] * sigma[j] + tau * tau);
+      weighted += y[j] / (sigma[j] * sigma[j] + tau * tau);
+    }
+    const double mu_hat = weighted / precision;
+    double log_p = -0.5 * std::log(precision);
+    for (std::size_t j = 0; j < 8; ++j) {
+      const double v = sigma[j] * sigma[j] + tau * tau;
+      log_p += -0.5 * std::log(v) - (y[j] - mu_hat) * (y[j] - mu_hat) / (2 * v);
+    }
+    return std::exp(log_p);
+  };
+  const std::size_t grid = 200000;
+  const double h = tau_max / static_cast<double>(grid);
+  std::vector<double> cdf(grid + 1, 0.0);
+  for (std::size_t k = 1; k <= grid; ++k)
+    cdf[k] = cdf[k - 1] + 0.5 * h * (density(h * static_cast<double>(k - 1)) + density(h * static_cast<double>(k)));
+  const auto exact_quantile = [&](double p) {
+    const double target = p * cdf.back();
+    const auto k = static_cast<std::size_t>(std::lower_bound(cdf.begin(), cdf.end(), target) - cdf.begin());
+    return h * (static_cast<double>(k - 1) + (target - cdf[k - 1]) / (cdf[k] - cdf[k - 1]));
+  };
+
+  // DRAM only: the stretch move passes the Gaussian tests above but on this posterior its
+  // walkers under-visit small tau at any length we can afford here (docs/bayesian.md).
+  const mcmc_sampler sampler = mcmc_sampler::dram;
+  mcmc_options o;
+  o.chains = 4;
+  o.warmup = 4000;
+  o.draws = 20000;
+  o.seed = 2;
+  Eigen::MatrixXd starts = dispersed_starts(o.chains, 10, 0.0, 1.0);
+  starts.col(0) = dispersed_starts(o.chains, 1, 8.0, 5.0);
+  starts.col(1) = dispersed_starts(o.chains, 1, 8.0, 5.0).cwiseAbs();
+  const mcmc_result r = run_mcmc(f, starts, o);
+  const auto tau = chain_columns(r.draws, 1);
+  std::vector<Eigen::MatrixXd> tau_chains;
+  for (const auto& c : r.draws) tau_chains.push_back(c.col(1));
+  const parameter_summary s = summarize_chains(tau_chains).front();
+  INFO(to_string(sampler) << ": tau rhat " << s.rhat << ", ess bulk " << s.ess_bulk << ", tail "
+                          << s.ess_tail << ", acceptance " << r.acceptance[0]);
+  CHECK(s.rhat < 1.01);
+  for (double p : {0.25, 0.5, 0.75}) {
+    const quantile_mcse q = quantile_with_mcse(tau, p);
+    const double exact = exact_quantile(p);
+    INFO(to_string(sampler) << " p " << p << ": " << q.value << " +- " << q.mcse << " (quadrature " << exact << ")");
+    CHECK(std::abs(q.value - exact) < 4 * q.mcse);
+    CHECK(q.mcse < 0.05 * exact);  // the test has power
+  }
 }
