@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <limits>
@@ -337,6 +338,19 @@ mcmc_result run_mcmc(const batch_log_density& log_density, const Eigen::MatrixXd
   for (Eigen::Index c = 0; c < starts.rows(); ++c)
     if (!starts.row(c).allFinite())
       throw parameter_error("start", fmt::format("the start of chain {} is not finite", c));
+  if (options.sampler == mcmc_sampler::stretch) {
+    // Every stretch move stays in the affine hull of the walkers, so starts that span fewer
+    // than d dimensions can never reach the rest of the space (emcee checks the same).
+    const Eigen::MatrixXd centred = starts.rowwise() - starts.colwise().mean();
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(centred);
+    qr.setThreshold(1e-10);
+    if (qr.rank() < starts.cols())
+      throw parameter_error(
+          "start", fmt::format("the stretch move cannot leave the affine hull of its starting "
+                               "walkers, and the {} starts span only {} of {} dimensions: "
+                               "disperse them in every parameter",
+                               starts.rows(), qr.rank(), starts.cols()));
+  }
   evaluator eval{log_density};
   Eigen::VectorXd lp0(starts.rows());
   {
