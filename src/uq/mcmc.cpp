@@ -60,26 +60,30 @@ bool accept(engine& e, double log_ratio) {
   return std::log(open_uniform(e)) < log_ratio;
 }
 
-// Storage shared by both samplers.
+// Storage shared by both samplers: the result being filled and the state of the run.
 struct recorder {
   std::size_t chains, d, warmup, draws, thin;
   mcmc_result result;
-  std::vector<std::size_t> accepted_warmup, accepted_kept, accepted_second;
+  mcmc_state state;
 
   recorder(std::size_t c, std::size_t dim, const mcmc_options& o)
-      : chains(c), d(dim), warmup(o.warmup), draws(o.draws), thin(o.thin),
-        accepted_warmup(c, 0), accepted_kept(c, 0), accepted_second(c, 0) {
+      : chains(c), d(dim), warmup(o.warmup), draws(o.draws), thin(o.thin) {
     const auto ed = static_cast<Eigen::Index>(d);
-    result.draws.assign(c, Eigen::MatrixXd(static_cast<Eigen::Index>(draws), ed));
-    result.log_density.assign(c, Eigen::VectorXd(static_cast<Eigen::Index>(draws)));
-    result.warmup_draws.assign(c, Eigen::MatrixXd(static_cast<Eigen::Index>(warmup), ed));
-    result.warmup_log_density.assign(c, Eigen::VectorXd(static_cast<Eigen::Index>(warmup)));
+    result.draws.assign(c, Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(draws), ed));
+    result.log_density.assign(c, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(draws)));
+    result.warmup_draws.assign(c, Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(warmup), ed));
+    result.warmup_log_density.assign(c, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(warmup)));
+    state.accepted_warmup.assign(c, 0);
+    state.accepted.assign(c, 0);
+    state.accepted_second.assign(c, 0);
   }
 
   std::size_t steps() const { return warmup + draws * thin; }
 
-  // After step `step` (0-based) the state of every chain is x (chains x d), lp.
-  void record(std::size_t step, const Eigen::MatrixXd& x, const Eigen::VectorXd& lp) {
+  // After step `step` (0-based) the state of every chain is state.positions, state.log_density.
+  void record(std::size_t step) {
+    const Eigen::MatrixXd& x = state.positions;
+    const Eigen::VectorXd& lp = state.log_density;
     if (step < warmup) {
       const auto s = static_cast<Eigen::Index>(step);
       for (std::size_t c = 0; c < chains; ++c) {
@@ -99,24 +103,40 @@ struct recorder {
 
   void count(std::size_t step, std::size_t chain, bool second_stage = false) {
     if (step < warmup) {
-      ++accepted_warmup[chain];
+      ++state.accepted_warmup[chain];
     } else {
-      ++accepted_kept[chain];
-      if (second_stage) ++accepted_second[chain];
+      ++state.accepted[chain];
+      if (second_stage) ++state.accepted_second[chain];
     }
   }
 
-  mcmc_result finish(std::size_t evaluations, bool dram) {
+  // End of step `step`: record it (unless done already), and hand a checkpoint to the caller
+  // when one is due.
+  void end_step(std::size_t step, std::size_t evaluations, const mcmc_options& o,
+                bool recorded = false) {
+    if (!recorded) record(step);
+    state.step = step + 1;
+    state.evaluations = evaluations;
+    if (o.checkpoint_interval > 0 && o.checkpoint && state.step % o.checkpoint_interval == 0 &&
+        state.step < steps())
+      o.checkpoint(result, state);
+  }
+
+  mcmc_result finish(bool dram) {
     const auto rate = [](std::size_t n, std::size_t steps) {
       return steps == 0 ? std::numeric_limits<double>::quiet_NaN()
                         : static_cast<double>(n) / static_cast<double>(steps);
     };
+    result.acceptance.clear();
+    result.warmup_acceptance.clear();
+    result.second_stage_acceptance.clear();
     for (std::size_t c = 0; c < chains; ++c) {
-      result.acceptance.push_back(rate(accepted_kept[c], draws * thin));
-      result.warmup_acceptance.push_back(rate(accepted_warmup[c], warmup));
-      if (dram) result.second_stage_acceptance.push_back(rate(accepted_second[c], draws * thin));
+      result.acceptance.push_back(rate(state.accepted[c], draws * thin));
+      result.warmup_acceptance.push_back(rate(state.accepted_warmup[c], warmup));
+      if (dram) result.second_stage_acceptance.push_back(rate(state.accepted_second[c], draws * thin));
     }
-    result.evaluations = evaluations;
+    result.evaluations = state.evaluations;
+    if (dram) result.final_covariance = state.covariance;
     return std::move(result);
   }
 };
@@ -135,17 +155,10 @@ Eigen::MatrixXd within_chain_covariance(const std::vector<Eigen::MatrixXd>& hist
   return s / static_cast<double>(history.size() * static_cast<std::size_t>(n - 1));
 }
 
-mcmc_result run_dram(evaluator& eval, const Eigen::MatrixXd& starts, const Eigen::VectorXd& lp0,
-                     const mcmc_options& o) {
-  const std::size_t chains = static_cast<std::size_t>(starts.rows());
-  const Eigen::Index d = starts.cols();
-  recorder rec(chains, static_cast<std::size_t>(d), o);
-
-  Eigen::MatrixXd covariance = o.initial_covariance;
-  if (covariance.size() == 0) {
-    const Eigen::VectorXd scale = starts.cwiseAbs().colwise().mean().transpose().array() + 1.0;
-    covariance = (0.01 * scale.array().square()).matrix().asDiagonal();
-  }
+mcmc_result run_dram(evaluator& eval, recorder& rec, const mcmc_options& o) {
+  const std::size_t chains = rec.chains;
+  const auto d = static_cast<Eigen::Index>(rec.d);
+  Eigen::MatrixXd& covariance = rec.state.covariance;
   Eigen::MatrixXd factor = covariance.llt().matrixL();  // C = L L^T
   Eigen::MatrixXd precision_factor;                     // L^-1, for q1 in the stage-2 ratio
   const auto refactor = [&] {
@@ -158,13 +171,13 @@ mcmc_result run_dram(evaluator& eval, const Eigen::MatrixXd& starts, const Eigen
 
   std::vector<engine> engines(chains);
 
-  Eigen::MatrixXd x = starts;
-  Eigen::VectorXd lp = lp0;
+  Eigen::MatrixXd& x = rec.state.positions;
+  Eigen::VectorXd& lp = rec.state.log_density;
   Eigen::MatrixXd y1(static_cast<Eigen::Index>(chains), d);
   Eigen::VectorXd z(d);
   std::vector<Eigen::Index> rejected;
   const std::size_t steps = rec.steps();
-  for (std::size_t step = 0; step < steps; ++step) {
+  for (std::size_t step = rec.state.step; step < steps; ++step) {
     for (std::size_t c = 0; c < chains; ++c) engines[c] = step_engine(o.seed, c, step);
     // Stage 1: one proposal per chain, one batch.
     for (std::size_t c = 0; c < chains; ++c) {
@@ -218,7 +231,7 @@ mcmc_result run_dram(evaluator& eval, const Eigen::MatrixXd& starts, const Eigen
         }
       }
     }
-    rec.record(step, x, lp);
+    rec.record(step);
     // Adaptation, warm-up only: from the latter half of the warm-up so far.
     if (step < o.warmup && (step + 1) % o.adapt_interval == 0) {
       const std::size_t to = step + 1, from = to / 2;
@@ -237,27 +250,24 @@ mcmc_result run_dram(evaluator& eval, const Eigen::MatrixXd& starts, const Eigen
         }
       }
     }
+    rec.end_step(step, eval.evaluations, o, true);
   }
-  mcmc_result result = rec.finish(eval.evaluations, true);
-  result.final_covariance = covariance;
-  return result;
+  return rec.finish(true);
 }
 
-mcmc_result run_stretch(evaluator& eval, const Eigen::MatrixXd& starts,
-                        const Eigen::VectorXd& lp0, const mcmc_options& o) {
-  const std::size_t walkers = static_cast<std::size_t>(starts.rows());
+mcmc_result run_stretch(evaluator& eval, recorder& rec, const mcmc_options& o) {
+  const std::size_t walkers = rec.chains;
   const std::size_t half = walkers / 2;
-  const Eigen::Index d = starts.cols();
-  recorder rec(walkers, static_cast<std::size_t>(d), o);
+  const auto d = static_cast<Eigen::Index>(rec.d);
   std::vector<engine> engines(walkers);
 
   const double a = o.stretch_a;
-  Eigen::MatrixXd x = starts;
-  Eigen::VectorXd lp = lp0;
+  Eigen::MatrixXd& x = rec.state.positions;
+  Eigen::VectorXd& lp = rec.state.log_density;
   Eigen::MatrixXd y(static_cast<Eigen::Index>(half), d);
   std::vector<double> z(half);
   const std::size_t steps = rec.steps();
-  for (std::size_t step = 0; step < steps; ++step) {
+  for (std::size_t step = rec.state.step; step < steps; ++step) {
     for (std::size_t c = 0; c < walkers; ++c) engines[c] = step_engine(o.seed, c, step);
     for (std::size_t side = 0; side < 2; ++side) {
       const std::size_t first = side * half, other = (1 - side) * half;
@@ -282,9 +292,9 @@ mcmc_result run_stretch(evaluator& eval, const Eigen::MatrixXd& starts,
         }
       }
     }
-    rec.record(step, x, lp);
+    rec.end_step(step, eval.evaluations, o);
   }
-  return rec.finish(eval.evaluations, false);
+  return rec.finish(false);
 }
 
 }  // namespace
@@ -373,8 +383,57 @@ mcmc_result run_mcmc(const batch_log_density& log_density, const Eigen::MatrixXd
                                  "start inside the support of the prior and the likelihood)",
                                  c, format_value(lp0(c))));
   }
-  return options.sampler == mcmc_sampler::dram ? run_dram(eval, starts, lp0, options)
-                                               : run_stretch(eval, starts, lp0, options);
+  recorder rec(static_cast<std::size_t>(starts.rows()), static_cast<std::size_t>(starts.cols()),
+               options);
+  rec.state.positions = starts;
+  rec.state.log_density = lp0;
+  rec.state.evaluations = eval.evaluations;
+  if (options.sampler == mcmc_sampler::dram) {
+    rec.state.covariance = options.initial_covariance;
+    if (rec.state.covariance.size() == 0) {
+      const Eigen::VectorXd scale = starts.cwiseAbs().colwise().mean().transpose().array() + 1.0;
+      rec.state.covariance = (0.01 * scale.array().square()).matrix().asDiagonal();
+    }
+  }
+  return options.sampler == mcmc_sampler::dram ? run_dram(eval, rec, options)
+                                               : run_stretch(eval, rec, options);
+}
+
+mcmc_result resume_mcmc(const batch_log_density& log_density, mcmc_result partial,
+                        const mcmc_state& state, const mcmc_options& options) {
+  const auto d = static_cast<std::size_t>(state.positions.cols());
+  options.validate(d);
+  if (!log_density) throw parameter_error("log_density", "no log density given");
+  const std::size_t chains = options.chains;
+  const auto same_shape = [&](const auto& v, std::size_t rows, std::size_t cols) {
+    if (v.size() != chains) return false;
+    for (const auto& m : v)
+      if (static_cast<std::size_t>(m.rows()) != rows || static_cast<std::size_t>(m.cols()) != cols)
+        return false;
+    return true;
+  };
+  const bool dram = options.sampler == mcmc_sampler::dram;
+  const bool fits =
+      static_cast<std::size_t>(state.positions.rows()) == chains &&
+      static_cast<std::size_t>(state.log_density.size()) == chains &&
+      state.accepted.size() == chains && state.accepted_warmup.size() == chains &&
+      state.accepted_second.size() == chains &&
+      state.step <= options.warmup + options.draws * options.thin &&
+      same_shape(partial.draws, options.draws, d) &&
+      same_shape(partial.log_density, options.draws, 1) &&
+      same_shape(partial.warmup_draws, options.warmup, d) &&
+      same_shape(partial.warmup_log_density, options.warmup, 1) &&
+      (!dram || (static_cast<std::size_t>(state.covariance.rows()) == d &&
+                 static_cast<std::size_t>(state.covariance.cols()) == d));
+  if (!fits)
+    throw parameter_error("resume", "the saved MCMC state does not fit these options (chains, "
+                                    "warm-up, draws, thin or dimension changed)");
+  evaluator eval{log_density};
+  eval.evaluations = state.evaluations;
+  recorder rec(chains, d, options);
+  rec.result = std::move(partial);
+  rec.state = state;
+  return dram ? run_dram(eval, rec, options) : run_stretch(eval, rec, options);
 }
 
 }  // namespace contactuq::uq

@@ -435,3 +435,54 @@ TEST_CASE("MCMC: eight schools, non-centred, quantiles of tau match the quadratu
     CHECK(q.mcse < 0.05 * exact);  // the test has power
   }
 }
+
+TEST_CASE("MCMC: a run resumed from a checkpoint is bit-identical to the uninterrupted run",
+          "[uq][mcmc]") {
+  const conjugate_normal model;
+  const mcmc_sampler sampler = GENERATE(mcmc_sampler::dram, mcmc_sampler::stretch);
+  const std::size_t stop = GENERATE(100, 250, 450);  // in the warm-up (adapting), after it
+  mcmc_options o;
+  o.sampler = sampler;
+  o.chains = 4;
+  o.warmup = 300;
+  o.draws = 200;
+  o.thin = 2;
+  o.adapt_interval = 25;
+  o.seed = 8;
+  const Eigen::MatrixXd starts = dispersed_starts(4, 1, 1.0, 1.0);
+  const mcmc_result full = run_mcmc(model.density(), starts, o);
+
+  mcmc_result saved_result;
+  mcmc_state saved_state;
+  std::size_t calls = 0;
+  auto with_checkpoints = o;
+  with_checkpoints.checkpoint_interval = 50;
+  with_checkpoints.checkpoint = [&](const mcmc_result& so_far, const mcmc_state& state) {
+    ++calls;
+    CHECK(state.step % 50 == 0);
+    if (state.step == stop) {
+      saved_result = so_far;
+      saved_state = state;
+    }
+  };
+  const mcmc_result checked = run_mcmc(model.density(), starts, with_checkpoints);
+  CHECK(calls == (300 + 400) / 50 - 1);  // none after the last step
+  REQUIRE(saved_state.step == stop);
+  const mcmc_result resumed = resume_mcmc(model.density(), saved_result, saved_state, o);
+  for (const mcmc_result* r : {&checked, &resumed}) {
+    for (std::size_t c = 0; c < 4; ++c) {
+      CHECK(r->draws[c] == full.draws[c]);
+      CHECK(r->log_density[c] == full.log_density[c]);
+      CHECK(r->warmup_draws[c] == full.warmup_draws[c]);
+    }
+    CHECK(r->acceptance == full.acceptance);
+    CHECK(r->warmup_acceptance == full.warmup_acceptance);
+    CHECK(r->second_stage_acceptance == full.second_stage_acceptance);
+    CHECK(r->evaluations == full.evaluations);
+    CHECK(r->final_covariance == full.final_covariance);
+  }
+  auto other = o;
+  other.draws = 100;
+  CHECK_THROWS_AS(resume_mcmc(model.density(), saved_result, saved_state, other),
+                  contactuq::parameter_error);
+}

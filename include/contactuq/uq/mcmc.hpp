@@ -64,6 +64,9 @@ enum class mcmc_sampler { dram, stretch };          // "dram", "stretch"
 std::string to_string(mcmc_sampler sampler);
 mcmc_sampler parse_mcmc_sampler(std::string_view name);  // parameter_error listing the names
 
+struct mcmc_result;
+struct mcmc_state;
+
 struct mcmc_options {
   mcmc_sampler sampler = mcmc_sampler::dram;
   std::size_t chains = 4;        ///< dram: independent chains (>= 1); stretch: walkers (>= 2 d, even)
@@ -76,7 +79,22 @@ struct mcmc_options {
   std::size_t adapt_interval = 50;        ///< DRAM: covariance update every k warm-up steps, >= 1
   Eigen::MatrixXd initial_covariance;     ///< d x d SPD proposal start; empty: 0.1^2 (|x0|+1)^2
                                           ///< diagonal, |x0| the mean over chains of the starts
+  // Called after every checkpoint_interval-th step but the last (0: never) with the result so
+  // far (rows of the steps done filled, acceptance not yet) and the state; saving both lets
+  // resume_mcmc continue the run bit for bit after an interruption.
+  std::function<void(const mcmc_result& so_far, const mcmc_state& state)> checkpoint;
+  std::size_t checkpoint_interval = 0;
   void validate(std::size_t dimension) const;  // parameter_error naming the field
+};
+
+// Where a run stands after `step` steps (warm-up included).
+struct mcmc_state {
+  std::size_t step = 0;
+  Eigen::MatrixXd positions;     ///< chains x d after `step` steps
+  Eigen::VectorXd log_density;   ///< at the positions
+  Eigen::MatrixXd covariance;    ///< dram: the proposal covariance in use (2.38^2/d included)
+  std::vector<std::size_t> accepted_warmup, accepted, accepted_second;  ///< counts per chain
+  std::size_t evaluations = 0;   ///< rows passed to the log density so far
 };
 
 struct mcmc_result {
@@ -99,6 +117,12 @@ struct mcmc_result {
 // the caller's threads).
 mcmc_result run_mcmc(const batch_log_density& log_density, const Eigen::MatrixXd& starts,
                      const mcmc_options& options);
+
+// Continues a run from a checkpoint (mcmc_options::checkpoint) with the same options: the
+// result is bit-identical to the uninterrupted run. parameter_error "resume" when the saved
+// shapes do not fit the options.
+mcmc_result resume_mcmc(const batch_log_density& log_density, mcmc_result partial,
+                        const mcmc_state& state, const mcmc_options& options);
 
 // Diagnostics (Vehtari et al. 2021): rank-normalised split R-hat, bulk and tail ESS, MCSE of
 // the mean, and quantiles, per parameter, over chains (each draws x d, all the same shape).
