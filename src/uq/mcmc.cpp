@@ -133,7 +133,8 @@ struct recorder {
     for (std::size_t c = 0; c < chains; ++c) {
       result.acceptance.push_back(rate(state.accepted[c], draws * thin));
       result.warmup_acceptance.push_back(rate(state.accepted_warmup[c], warmup));
-      if (dram) result.second_stage_acceptance.push_back(rate(state.accepted_second[c], draws * thin));
+      if (dram)
+        result.second_stage_acceptance.push_back(rate(state.accepted_second[c], draws * thin));
     }
     result.evaluations = state.evaluations;
     if (dram) result.final_covariance = state.covariance;
@@ -162,8 +163,7 @@ mcmc_result run_dram(evaluator& eval, recorder& rec, const mcmc_options& o) {
   Eigen::MatrixXd factor = covariance.llt().matrixL();  // C = L L^T
   Eigen::MatrixXd precision_factor;                     // L^-1, for q1 in the stage-2 ratio
   const auto refactor = [&] {
-    precision_factor = factor.triangularView<Eigen::Lower>().solve(
-        Eigen::MatrixXd::Identity(d, d));
+    precision_factor = factor.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(d, d));
   };
   refactor();
   const double g = o.dr_scale;
@@ -204,7 +204,8 @@ mcmc_result run_dram(evaluator& eval, recorder& rec, const mcmc_options& o) {
       Eigen::MatrixXd y2(static_cast<Eigen::Index>(rejected.size()), d);
       for (std::size_t k = 0; k < rejected.size(); ++k) {
         const Eigen::Index r = rejected[k];
-        for (Eigen::Index i = 0; i < d; ++i) z(i) = standard_normal(engines[static_cast<std::size_t>(r)]);
+        for (Eigen::Index i = 0; i < d; ++i)
+          z(i) = standard_normal(engines[static_cast<std::size_t>(r)]);
         y2.row(static_cast<Eigen::Index>(k)) = x.row(r) + g * (factor * z).transpose();
       }
       const Eigen::VectorXd lp2 = eval(y2);
@@ -217,8 +218,7 @@ mcmc_result run_dram(evaluator& eval, recorder& rec, const mcmc_options& o) {
         if (lp2(kk) != minus_inf) {
           const double a1_back = std::min(0.0, lp1(r) - lp2(kk));  // log a1(y2, y1)
           if (a1_back < 0.0) {
-            const Eigen::VectorXd u_new =
-                precision_factor * (y1.row(r) - y2.row(kk)).transpose();
+            const Eigen::VectorXd u_new = precision_factor * (y1.row(r) - y2.row(kk)).transpose();
             const Eigen::VectorXd u_old = precision_factor * (y1.row(r) - x.row(r)).transpose();
             log_ratio = lp2(kk) - lp(r) - 0.5 * u_new.squaredNorm() + 0.5 * u_old.squaredNorm() +
                         std::log1p(-std::exp(a1_back)) - std::log1p(-std::exp(a1(r)));
@@ -238,7 +238,8 @@ mcmc_result run_dram(evaluator& eval, recorder& rec, const mcmc_options& o) {
       if (to - from >= 2) {
         Eigen::MatrixXd s = within_chain_covariance(rec.result.warmup_draws, from, to);
         bool moved = true;
-        for (Eigen::Index i = 0; i < d; ++i) moved = moved && s(i, i) > 0.0 && std::isfinite(s(i, i));
+        for (Eigen::Index i = 0; i < d; ++i)
+          moved = moved && s(i, i) > 0.0 && std::isfinite(s(i, i));
         if (moved) {
           s.diagonal() *= 1.0 + 1e-8;
           Eigen::LLT<Eigen::MatrixXd> llt(sd_scale * s);
@@ -301,8 +302,10 @@ mcmc_result run_stretch(evaluator& eval, recorder& rec, const mcmc_options& o) {
 
 std::string to_string(mcmc_sampler sampler) {
   switch (sampler) {
-    case mcmc_sampler::dram: return "dram";
-    case mcmc_sampler::stretch: return "stretch";
+    case mcmc_sampler::dram:
+      return "dram";
+    case mcmc_sampler::stretch:
+      return "stretch";
   }
   return "?";
 }
@@ -310,7 +313,8 @@ std::string to_string(mcmc_sampler sampler) {
 mcmc_sampler parse_mcmc_sampler(std::string_view name) {
   if (name == "dram") return mcmc_sampler::dram;
   if (name == "stretch") return mcmc_sampler::stretch;
-  throw parameter_error("sampler", fmt::format("unknown MCMC sampler '{}' (known: dram, stretch)", name));
+  throw parameter_error("sampler",
+                        fmt::format("unknown MCMC sampler '{}' (known: dram, stretch)", name));
 }
 
 void mcmc_options::validate(std::size_t dimension) const {
@@ -319,16 +323,17 @@ void mcmc_options::validate(std::size_t dimension) const {
     throw parameter_error("chains", "chains must be >= 1 for dram");
   if (sampler == mcmc_sampler::stretch && (chains < 2 * dimension || chains % 2 != 0))
     throw parameter_error(
-        "chains", fmt::format("the stretch move needs an even number of walkers >= 2 d = {} (got {})",
-                              2 * dimension, chains));
+        "chains",
+        fmt::format("the stretch move needs an even number of walkers >= 2 d = {} (got {})",
+                    2 * dimension, chains));
   if (draws < 1) throw parameter_error("draws", "draws must be >= 1");
   if (thin < 1) throw parameter_error("thin", "thin must be >= 1");
   if (!(stretch_a > 1.0) || !std::isfinite(stretch_a))
-    throw parameter_error("stretch_a",
-                          fmt::format("stretch_a must be finite and > 1 (got {})", format_value(stretch_a)));
+    throw parameter_error("stretch_a", fmt::format("stretch_a must be finite and > 1 (got {})",
+                                                   format_value(stretch_a)));
   if (!(dr_scale > 0.0 && dr_scale <= 1.0))
-    throw parameter_error("dr_scale",
-                          fmt::format("dr_scale must be in (0, 1] (got {})", format_value(dr_scale)));
+    throw parameter_error(
+        "dr_scale", fmt::format("dr_scale must be in (0, 1] (got {})", format_value(dr_scale)));
   if (adapt_interval < 1) throw parameter_error("adapt_interval", "adapt_interval must be >= 1");
   if (initial_covariance.size() != 0) {
     const auto d = static_cast<Eigen::Index>(dimension);
@@ -339,7 +344,8 @@ void mcmc_options::validate(std::size_t dimension) const {
     if (!initial_covariance.allFinite() ||
         (initial_covariance - initial_covariance.transpose()).cwiseAbs().maxCoeff() >
             1e-12 * initial_covariance.cwiseAbs().maxCoeff())
-      throw parameter_error("initial_covariance", "initial_covariance must be finite and symmetric");
+      throw parameter_error("initial_covariance",
+                            "initial_covariance must be finite and symmetric");
     if (initial_covariance.llt().info() != Eigen::Success)
       throw parameter_error("initial_covariance", "initial_covariance must be positive definite");
   }
@@ -349,8 +355,8 @@ mcmc_result run_mcmc(const batch_log_density& log_density, const Eigen::MatrixXd
                      const mcmc_options& options) {
   options.validate(static_cast<std::size_t>(starts.cols()));
   if (static_cast<std::size_t>(starts.rows()) != options.chains)
-    throw parameter_error("start", fmt::format("{} starts given for {} chains", starts.rows(),
-                                               options.chains));
+    throw parameter_error(
+        "start", fmt::format("{} starts given for {} chains", starts.rows(), options.chains));
   if (!log_density) throw parameter_error("log_density", "no log density given");
   for (Eigen::Index c = 0; c < starts.rows(); ++c)
     if (!starts.row(c).allFinite())
@@ -413,21 +419,21 @@ mcmc_result resume_mcmc(const batch_log_density& log_density, mcmc_result partia
     return true;
   };
   const bool dram = options.sampler == mcmc_sampler::dram;
-  const bool fits =
-      static_cast<std::size_t>(state.positions.rows()) == chains &&
-      static_cast<std::size_t>(state.log_density.size()) == chains &&
-      state.accepted.size() == chains && state.accepted_warmup.size() == chains &&
-      state.accepted_second.size() == chains &&
-      state.step <= options.warmup + options.draws * options.thin &&
-      same_shape(partial.draws, options.draws, d) &&
-      same_shape(partial.log_density, options.draws, 1) &&
-      same_shape(partial.warmup_draws, options.warmup, d) &&
-      same_shape(partial.warmup_log_density, options.warmup, 1) &&
-      (!dram || (static_cast<std::size_t>(state.covariance.rows()) == d &&
-                 static_cast<std::size_t>(state.covariance.cols()) == d));
+  const bool fits = static_cast<std::size_t>(state.positions.rows()) == chains &&
+                    static_cast<std::size_t>(state.log_density.size()) == chains &&
+                    state.accepted.size() == chains && state.accepted_warmup.size() == chains &&
+                    state.accepted_second.size() == chains &&
+                    state.step <= options.warmup + options.draws * options.thin &&
+                    same_shape(partial.draws, options.draws, d) &&
+                    same_shape(partial.log_density, options.draws, 1) &&
+                    same_shape(partial.warmup_draws, options.warmup, d) &&
+                    same_shape(partial.warmup_log_density, options.warmup, 1) &&
+                    (!dram || (static_cast<std::size_t>(state.covariance.rows()) == d &&
+                               static_cast<std::size_t>(state.covariance.cols()) == d));
   if (!fits)
-    throw parameter_error("resume", "the saved MCMC state does not fit these options (chains, "
-                                    "warm-up, draws, thin or dimension changed)");
+    throw parameter_error("resume",
+                          "the saved MCMC state does not fit these options (chains, "
+                          "warm-up, draws, thin or dimension changed)");
   evaluator eval{log_density};
   eval.evaluations = state.evaluations;
   recorder rec(chains, d, options);

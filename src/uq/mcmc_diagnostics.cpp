@@ -32,7 +32,7 @@ void fft(std::vector<std::complex<double>>& a, bool inverse, const std::vector<d
     j ^= bit;
     if (i < j) std::swap(a[i], a[j]);
   }
-  const double sign = inverse ? 1.0 : -1.0;  // e^(-+2 pi i k/n)
+  const double sign = inverse ? 1.0 : -1.0;       // e^(-+2 pi i k/n)
   auto* d = reinterpret_cast<double*>(a.data());  // re, im interleaved (guaranteed layout)
   for (std::size_t len = 2; len <= n; len <<= 1) {
     const std::size_t half = len / 2, stride = n / len;
@@ -62,7 +62,8 @@ series autocovariance(const series& x) {
   for (std::size_t i = 0; i < n; ++i) a[i] = x[i] - m;
   std::vector<double> wr(size / 2), wi(size / 2);
   for (std::size_t k = 0; k < size / 2; ++k) {
-    const double angle = 2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(size);
+    const double angle =
+        2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(size);
     wr[k] = std::cos(angle);
     wi[k] = std::sin(angle);
   }
@@ -140,7 +141,9 @@ double integrated_time(const std::vector<series>& chains, bool cap) {
       rho_hat[t + 2] = rho_hat[t + 1];
     }
   }
-  double tau = -1.0 + 2.0 * std::accumulate(rho_hat.begin(), rho_hat.begin() + static_cast<std::ptrdiff_t>(max_s), 0.0);
+  double tau =
+      -1.0 + 2.0 * std::accumulate(rho_hat.begin(),
+                                   rho_hat.begin() + static_cast<std::ptrdiff_t>(max_s), 0.0);
   if (max_s + 1 < n) tau += rho_hat[max_s + 1];
   if (cap) tau = std::max(tau, 1.0 / std::log10(static_cast<double>(m) * dn));
   return tau;
@@ -170,7 +173,9 @@ series pooled(const std::vector<series>& chains) {
   return all;
 }
 
-double inverse_normal_cdf(double p) { return -std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * p); }
+double inverse_normal_cdf(double p) {
+  return -std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * p);
+}
 
 // Rank normalisation (Vehtari et al. 2021 eq. 14): z = Phi^-1((r - 3/8)/(S + 1/4)), r the
 // average rank (1-based) of a draw among all S draws.
@@ -179,14 +184,14 @@ std::vector<series> rank_normalize(const std::vector<series>& chains) {
   const std::size_t total = all.size();
   std::vector<std::size_t> order(total);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[a] < all[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return all[a] < all[b]; });
   series z(total);
   for (std::size_t i = 0; i < total;) {
     std::size_t j = i;
     while (j + 1 < total && all[order[j + 1]] == all[order[i]]) ++j;
     const double rank = (static_cast<double>(i + j) / 2.0) + 1.0;
-    const double v =
-        inverse_normal_cdf((rank - 0.375) / (static_cast<double>(total) + 0.25));
+    const double v = inverse_normal_cdf((rank - 0.375) / (static_cast<double>(total) + 0.25));
     for (std::size_t k = i; k <= j; ++k) z[order[k]] = v;
     i = j + 1;
   }
@@ -266,7 +271,8 @@ namespace {
 // returned too.
 quantile_mcse quantile_of(const std::vector<series>& chains, const series& sorted, double p,
                           double& ess) {
-  if (!(p >= 0.0 && p <= 1.0)) throw parameter_error("probability", "a probability must be in [0, 1]");
+  if (!(p >= 0.0 && p <= 1.0))
+    throw parameter_error("probability", "a probability must be in [0, 1]");
   quantile_mcse out;
   ess = nan;
   if (sorted.empty() || !all_finite(chains)) return {nan, nan};

@@ -1,10 +1,10 @@
 #include "contactuq/uq/mcmc.hpp"
 
 #include <Eigen/LU>
-#include <catch2/catch.hpp>
 #include <algorithm>
-#include <cmath>
 #include <boost/math/special_functions/erf.hpp>
+#include <catch2/catch.hpp>
+#include <cmath>
 #include <limits>
 #include <numbers>
 #include <thread>
@@ -34,7 +34,9 @@ struct conjugate_normal {
     return n * sigma0 * sigma0 / (n * sigma0 * sigma0 + sigma * sigma);
   }
   double posterior_mean() const { return w() * ybar() + (1 - w()) * mu0; }
-  double posterior_sd() const { return std::sqrt(w() * sigma * sigma / static_cast<double>(y.size())); }
+  double posterior_sd() const {
+    return std::sqrt(w() * sigma * sigma / static_cast<double>(y.size()));
+  }
 
   batch_log_density density() const {
     return [this](const Eigen::MatrixXd& x, Eigen::VectorXd& out) {
@@ -55,7 +57,8 @@ Eigen::MatrixXd dispersed_starts(std::size_t chains, std::size_t d, double centr
   engine e = make_engine(seed, stream_purpose::monte_carlo_row, 99);
   Eigen::MatrixXd s(static_cast<Eigen::Index>(chains), static_cast<Eigen::Index>(d));
   for (Eigen::Index c = 0; c < s.rows(); ++c)
-    for (Eigen::Index i = 0; i < s.cols(); ++i) s(c, i) = centre + spread * (2 * open_uniform(e) - 1);
+    for (Eigen::Index i = 0; i < s.cols(); ++i)
+      s(c, i) = centre + spread * (2 * open_uniform(e) - 1);
   return s;
 }
 
@@ -82,7 +85,8 @@ TEST_CASE("MCMC: conjugate normal mean, posterior mean and sd within 4 MCSE", "[
   CHECK(s[0].ess_bulk > 1000);
   for (std::size_t c = 0; c < o.chains; ++c) {
     // the first stage (or the stretch move) near its optimum; DR's second stage adds to it
-    const double first = r.acceptance[c] - (r.second_stage_acceptance.empty() ? 0.0 : r.second_stage_acceptance[c]);
+    const double first =
+        r.acceptance[c] - (r.second_stage_acceptance.empty() ? 0.0 : r.second_stage_acceptance[c]);
     CHECK((first > 0.15 && first < 0.95));
   }
 }
@@ -184,7 +188,8 @@ TEST_CASE("MCMC: autocorrelation time of an AR(1) series with a = 0.9 is (1 + a)
   double v = 0;
   for (std::size_t i = 0; i < 1000; ++i)  // burn-in to the stationary law
     v = a * v - std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * open_uniform(e));
-  for (double& xi : x) xi = v = a * v - std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * open_uniform(e));
+  for (double& xi : x)
+    xi = v = a * v - std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * open_uniform(e));
   const double tau = autocorrelation_time(x);
   INFO("tau " << tau);
   CHECK(std::abs(tau - 19.0) < 0.2 * 19.0);
@@ -203,7 +208,8 @@ TEST_CASE("MCMC: R-hat flags chains that sit in different modes, and not mixed G
     // Equal mixture of N(-8, 1) and N(8, 1): a jump between modes needs a step of 16 sd.
     const batch_log_density f = [](const Eigen::MatrixXd& x, Eigen::VectorXd& out) {
       for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        const double a = -0.5 * (x(r, 0) + 8) * (x(r, 0) + 8), b = -0.5 * (x(r, 0) - 8) * (x(r, 0) - 8);
+        const double a = -0.5 * (x(r, 0) + 8) * (x(r, 0) + 8),
+                     b = -0.5 * (x(r, 0) - 8) * (x(r, 0) - 8);
         out(r) = std::max(a, b) + std::log1p(std::exp(std::min(a, b) - std::max(a, b)));
       }
     };
@@ -347,7 +353,8 @@ TEST_CASE("MCMC: bad input gives clear errors", "[uq][mcmc]") {
   bad.chains = 3;
   CHECK_THAT(field_of(outside, starts2, bad), Contains("chains:") && Contains("even"));
   bad.chains = 2;
-  CHECK_THAT(field_of(outside, starts2.topRows(2), bad), Contains("chains:") && Contains(">= 2 d = 4"));
+  CHECK_THAT(field_of(outside, starts2.topRows(2), bad),
+             Contains("chains:") && Contains(">= 2 d = 4"));
   // walkers on a line in 2-D: the ensemble could never leave it
   bad.chains = 4;
   Eigen::MatrixXd line(4, 2);
@@ -380,9 +387,9 @@ TEST_CASE("MCMC: eight schools, non-centred, quantiles of tau match the quadratu
       out(r) = lp;
     }
   };
-  // p(tau | y) ∝ V_mu^1/2 prod (sigma_j^2 + tau^2)^-1/2 exp(-(y_j - mu_hat)^2/(2(sigma_j^2 + tau^2)))
-  // (BDA3 eq. 5.21), mu_hat and V_mu the precision-weighted mean and its variance; its CDF by the
-  // trapezoidal rule on a fine grid, quantiles by linear interpolation of the CDF.
+  // p(tau | y) ∝ V_mu^1/2 prod (sigma_j^2 + tau^2)^-1/2 exp(-(y_j - mu_hat)^2/(2(sigma_j^2 +
+  // tau^2))) (BDA3 eq. 5.21), mu_hat and V_mu the precision-weighted mean and its variance; its CDF
+  // by the trapezoidal rule on a fine grid, quantiles by linear interpolation of the CDF.
   const auto density = [&](double tau) {
     double precision = 0, weighted = 0;
     for (std::size_t j = 0; j < 8; ++j) {
@@ -401,10 +408,13 @@ TEST_CASE("MCMC: eight schools, non-centred, quantiles of tau match the quadratu
   const double h = tau_max / static_cast<double>(grid);
   std::vector<double> cdf(grid + 1, 0.0);
   for (std::size_t k = 1; k <= grid; ++k)
-    cdf[k] = cdf[k - 1] + 0.5 * h * (density(h * static_cast<double>(k - 1)) + density(h * static_cast<double>(k)));
+    cdf[k] =
+        cdf[k - 1] +
+        0.5 * h * (density(h * static_cast<double>(k - 1)) + density(h * static_cast<double>(k)));
   const auto exact_quantile = [&](double p) {
     const double target = p * cdf.back();
-    const auto k = static_cast<std::size_t>(std::lower_bound(cdf.begin(), cdf.end(), target) - cdf.begin());
+    const auto k =
+        static_cast<std::size_t>(std::lower_bound(cdf.begin(), cdf.end(), target) - cdf.begin());
     return h * (static_cast<double>(k - 1) + (target - cdf[k - 1]) / (cdf[k] - cdf[k - 1]));
   };
 
@@ -430,7 +440,8 @@ TEST_CASE("MCMC: eight schools, non-centred, quantiles of tau match the quadratu
   for (double p : {0.25, 0.5, 0.75}) {
     const quantile_mcse q = quantile_with_mcse(tau, p);
     const double exact = exact_quantile(p);
-    INFO(to_string(sampler) << " p " << p << ": " << q.value << " +- " << q.mcse << " (quadrature " << exact << ")");
+    INFO(to_string(sampler) << " p " << p << ": " << q.value << " +- " << q.mcse << " (quadrature "
+                            << exact << ")");
     CHECK(std::abs(q.value - exact) < 4 * q.mcse);
     CHECK(q.mcse < 0.05 * exact);  // the test has power
   }

@@ -7,7 +7,7 @@
 //   dram     Delayed-rejection adaptive Metropolis (Haario, Laine, Mira & Saksman 2006).
 //            Stage 1: y1 ~ N(x, C), accepted with a1(x, y1) = min(1, p(y1)/p(x)).
 //            Stage 2, after a rejection: y2 ~ N(x, g^2 C), g = dr_scale, accepted with
-//              a2 = min(1, p(y2) q1(y2 -> y1) [1 - a1(y2, y1)] / (p(x) q1(x -> y1) [1 - a1(x, y1)]))
+//              a2 = min(1, p(y2) q1(y2->y1) [1 - a1(y2,y1)] / (p(x) q1(x->y1) [1 - a1(x,y1)]))
 //            (Tierney & Mira 1999, eq. 2; the stage-2 proposal is symmetric and cancels), with
 //            q1(a -> b) = N(b; a, C). During warm-up C is adapted every adapt_interval steps to
 //              C = 2.38^2/d (S + eps diag S),   eps = 1e-8
@@ -60,7 +60,7 @@ namespace contactuq::uq {
 // NaN is read as -inf (the proposal is rejected), +inf is an error.
 using batch_log_density = std::function<void(const Eigen::MatrixXd& points, Eigen::VectorXd& out)>;
 
-enum class mcmc_sampler { dram, stretch };          // "dram", "stretch"
+enum class mcmc_sampler { dram, stretch };  // "dram", "stretch"
 std::string to_string(mcmc_sampler sampler);
 mcmc_sampler parse_mcmc_sampler(std::string_view name);  // parameter_error listing the names
 
@@ -69,16 +69,16 @@ struct mcmc_state;
 
 struct mcmc_options {
   mcmc_sampler sampler = mcmc_sampler::dram;
-  std::size_t chains = 4;        ///< dram: independent chains (>= 1); stretch: walkers (>= 2 d, even)
-  std::size_t warmup = 1000;     ///< adaptation steps per chain, discarded from draws (>= 0)
-  std::size_t draws = 1000;      ///< kept draws per chain after warm-up (>= 1); draws*thin steps run
-  std::size_t thin = 1;          ///< keep every thin-th step after warm-up (>= 1)
+  std::size_t chains = 4;     ///< dram: independent chains (>= 1); stretch: walkers (>= 2 d, even)
+  std::size_t warmup = 1000;  ///< adaptation steps per chain, discarded from draws (>= 0)
+  std::size_t draws = 1000;   ///< kept draws per chain after warm-up (>= 1); draws*thin steps run
+  std::size_t thin = 1;       ///< keep every thin-th step after warm-up (>= 1)
   std::uint64_t seed = 1;
-  double stretch_a = 2.0;                 ///< stretch move scale a, > 1
-  double dr_scale = 0.1;                  ///< DRAM stage-2 proposal sd factor g, in (0, 1]
-  std::size_t adapt_interval = 50;        ///< DRAM: covariance update every k warm-up steps, >= 1
-  Eigen::MatrixXd initial_covariance;     ///< d x d SPD proposal start; empty: 0.1^2 (|x0|+1)^2
-                                          ///< diagonal, |x0| the mean over chains of the starts
+  double stretch_a = 2.0;              ///< stretch move scale a, > 1
+  double dr_scale = 0.1;               ///< DRAM stage-2 proposal sd factor g, in (0, 1]
+  std::size_t adapt_interval = 50;     ///< DRAM: covariance update every k warm-up steps, >= 1
+  Eigen::MatrixXd initial_covariance;  ///< d x d SPD proposal start; empty: 0.1^2 (|x0|+1)^2
+                                       ///< diagonal, |x0| the mean over chains of the starts
   // Called after every checkpoint_interval-th step but the last (0: never) with the result so
   // far (rows of the steps done filled, acceptance not yet) and the state; saving both lets
   // resume_mcmc continue the run bit for bit after an interruption.
@@ -90,26 +90,26 @@ struct mcmc_options {
 // Where a run stands after `step` steps (warm-up included).
 struct mcmc_state {
   std::size_t step = 0;
-  Eigen::MatrixXd positions;     ///< chains x d after `step` steps
-  Eigen::VectorXd log_density;   ///< at the positions
-  Eigen::MatrixXd covariance;    ///< dram: the proposal covariance in use (2.38^2/d included)
+  Eigen::MatrixXd positions;    ///< chains x d after `step` steps
+  Eigen::VectorXd log_density;  ///< at the positions
+  Eigen::MatrixXd covariance;   ///< dram: the proposal covariance in use (2.38^2/d included)
   std::vector<std::size_t> accepted_warmup, accepted, accepted_second;  ///< counts per chain
-  std::size_t evaluations = 0;   ///< rows passed to the log density so far
+  std::size_t evaluations = 0;  ///< rows passed to the log density so far
 };
 
 struct mcmc_result {
   // chains x draws x d, as one (draws x d) matrix per chain (for stretch: one per walker).
   std::vector<Eigen::MatrixXd> draws;
-  std::vector<Eigen::VectorXd> log_density;    ///< per chain, per kept draw
-  std::vector<Eigen::MatrixXd> warmup_draws;   ///< per chain, every warm-up step (not thinned)
+  std::vector<Eigen::VectorXd> log_density;         ///< per chain, per kept draw
+  std::vector<Eigen::MatrixXd> warmup_draws;        ///< per chain, every warm-up step (not thinned)
   std::vector<Eigen::VectorXd> warmup_log_density;  ///< per chain, per warm-up step
-  std::vector<double> acceptance;              ///< per chain: accepted moves / steps after warm-up
-  std::vector<double> warmup_acceptance;       ///< per chain, during warm-up
-  std::vector<double> second_stage_acceptance; ///< dram, per chain after warm-up: the share of
-                                               ///< steps accepted at stage 2 (in acceptance too)
-  std::size_t evaluations = 0;                 ///< rows passed to the log density in all
-  Eigen::MatrixXd final_covariance;            ///< dram: the adapted proposal covariance (with
-                                               ///< 2.38^2/d); stretch: empty
+  std::vector<double> acceptance;               ///< per chain: accepted moves / steps after warm-up
+  std::vector<double> warmup_acceptance;        ///< per chain, during warm-up
+  std::vector<double> second_stage_acceptance;  ///< dram, per chain after warm-up: the share of
+                                                ///< steps accepted at stage 2 (in acceptance too)
+  std::size_t evaluations = 0;                  ///< rows passed to the log density in all
+  Eigen::MatrixXd final_covariance;             ///< dram: the adapted proposal covariance (with
+                                                ///< 2.38^2/d); stretch: empty
 };
 
 // Runs the sampler from starts (chains x d; every start must have a finite log density, else
@@ -131,7 +131,7 @@ struct parameter_summary {
   double mean = 0, sd = 0, mcse_mean = 0, mcse_sd = 0;
   double q05 = 0, q50 = 0, q95 = 0;
   double rhat = 0, ess_bulk = 0, ess_tail = 0;
-  double ess_mean = 0;         ///< ESS of the raw draws (split chains), behind mcse_mean
+  double ess_mean = 0;  ///< ESS of the raw draws (split chains), behind mcse_mean
   double mcse_q05 = 0, mcse_q50 = 0, mcse_q95 = 0;
 };
 std::vector<parameter_summary> summarize_chains(const std::vector<Eigen::MatrixXd>& chains);
