@@ -280,7 +280,8 @@ bayesian_study read_bayesian_study(const io::study_document& doc) {
 
   // Options.
   const io::study_table bt = root.table("bayesian");
-  bt.allow_only({"sampler", "chains", "warmup", "draws", "seed", "likelihood", "dof", "predictive_draws", "noise"});
+  bt.allow_only({"sampler", "chains", "warmup", "draws", "seed", "likelihood", "dof", "predictive_draws", "start_spread",
+                 "noise"});
   bayesian_options& o = s.options;
   o.sampler = bt.choice("sampler", {"dram", "stretch"}, "dram");
   const auto count = [&](std::string_view key, std::size_t fallback, std::int64_t least) {
@@ -295,6 +296,8 @@ bayesian_study read_bayesian_study(const io::study_document& doc) {
   const std::int64_t seed = bt.integer_or("seed", 1);
   if (seed < 0) bt.fail("seed", "must be an integer >= 0");
   o.seed = static_cast<std::uint64_t>(seed);
+  o.start_spread = bt.quantity_or("start_spread", u::dimensionless, 1.0);
+  if (!(o.start_spread > 0 && o.start_spread <= 10)) bt.fail("start_spread", "must be in (0, 10]");
   o.likelihood = bt.choice("likelihood", {"gaussian", "student_t"}, "gaussian") == "student_t"
                      ? likelihood_kind::student_t
                      : likelihood_kind::gaussian;
@@ -578,27 +581,32 @@ std::vector<std::vector<double>> bayesian_posterior::predictions(const Eigen::Ve
 
 Eigen::VectorXd bayesian_posterior::start() const { return start_; }
 
-Eigen::MatrixXd bayesian_posterior::starts(std::size_t chains, std::uint64_t seed) const {
+Eigen::VectorXd bayesian_posterior::spread() const {
+  // Half the prior's sd for an unbounded value, a factor e^0.5 for a log or logit coordinate,
+  // half the scale prior's median for a centred part, half a population sd for a non-centred one.
   const auto d = static_cast<Eigen::Index>(coords_.size());
-  Eigen::MatrixXd z(static_cast<Eigen::Index>(chains), d);
-  // Spread in coordinates: half the prior's sd for an unbounded value, a factor e^0.5 for a
-  // log coordinate, half a population sd for a part.
-  Eigen::VectorXd spread(d);
+  Eigen::VectorXd out(d);
   for (Eigen::Index i = 0; i < d; ++i) {
     const coordinate& c = coords_[static_cast<std::size_t>(i)];
     const bool unbounded = c.p && !std::isfinite(c.t.low) && !std::isfinite(c.t.high);
-    const bool centred_normal = !c.p && s_.calibrated[c.calibrated].centred &&
-                                s_.calibrated[c.calibrated].population == population_kind::normal;
-    spread[i] = unbounded        ? 0.5 * c.p->spread()
-                : centred_normal ? 0.5 * s_.calibrated[c.calibrated].scale_prior.median()
-                                 : 0.5;
+    const bool centred = !c.p && s_.calibrated[c.calibrated].centred;
+    out[i] = unbounded  ? 0.5 * c.p->spread()
+             : centred ? 0.5 * s_.calibrated[c.calibrated].scale_prior.median()
+                       : 0.5;
   }
+  return out;
+}
+
+Eigen::MatrixXd bayesian_posterior::starts(std::size_t chains, std::uint64_t seed, double factor) const {
+  const auto d = static_cast<Eigen::Index>(coords_.size());
+  Eigen::MatrixXd z(static_cast<Eigen::Index>(chains), d);
+  const Eigen::VectorXd spread = this->spread();
   for (std::size_t k = 0; k < chains; ++k) {
     auto rng = uq::make_engine(seed, chain_starts, k);
     Eigen::VectorXd best = start_;
     for (int attempt = 0; k > 0 && attempt < 20; ++attempt) {
       Eigen::VectorXd t(d);
-      for (Eigen::Index i = 0; i < d; ++i) t[i] = start_[i] + spread[i] * normal(rng);
+      for (Eigen::Index i = 0; i < d; ++i) t[i] = start_[i] + factor * spread[i] * normal(rng);
       if (std::isfinite(log_prior(t))) {
         best = t;
         break;

@@ -107,6 +107,10 @@ run_result run_bayesian(const io::study_document& doc, const run_options& o, con
   mo.warmup = s.options.warmup;
   mo.draws = s.options.draws;
   mo.seed = s.options.seed;
+  // The first proposal on the prior's scale of each coordinate: a 0.1 (|x| + 1) default is
+  // far too wide for a length in metres or a well-measured part.
+  const Eigen::VectorXd proposal_sd = 0.2 * s.options.start_spread * post.spread();
+  mo.initial_covariance = proposal_sd.array().square().matrix().asDiagonal();
   try {
     mo.validate(post.dimension());
   } catch (const parameter_error& e) {
@@ -116,7 +120,7 @@ run_result run_bayesian(const io::study_document& doc, const run_options& o, con
   if (o.check_only) return r;
 
   const auto t0 = std::chrono::steady_clock::now();
-  const Eigen::MatrixXd starts = post.starts(mo.chains, s.options.seed);
+  const Eigen::MatrixXd starts = post.starts(mo.chains, s.options.seed, s.options.start_spread);
   const uq::batch_log_density density = [&](const Eigen::MatrixXd& z, Eigen::VectorXd& lp) { post.log_density(z, lp); };
   const uq::mcmc_result m = uq::run_mcmc(density, starts, mo);
 

@@ -37,7 +37,7 @@ struct scratch {
 // y = theta (expression model); data by part.
 const std::string data_csv = "part,y\nA,1.0\nA,1.2\nB,2.0\nB,2.4\nC,0.5\n";
 
-std::string study(const std::string& parameters, const std::string& bayesian = "[bayesian]\n[bayesian.noise]\ny = 0.5\n") {
+std::string make_study(const std::string& parameters, const std::string& bayesian = "[bayesian]\n[bayesian.noise]\ny = 0.5\n") {
   return "method = \"bayesian\"\n[model]\ntype = \"expression\"\n[model.inputs]\ntheta = 1.0\nc = 0.0\n"
          "[model.outputs]\ny = \"theta + c\"\n" +
          parameters + "[data]\ntables = [\"data.csv\"]\n" + bayesian;
@@ -83,7 +83,7 @@ TEST_CASE("priors: log densities match the closed forms up to one constant", "[b
 TEST_CASE("the hierarchical log posterior is the hand-computed sum, on 1 and 2 threads", "[bayesian]") {
   model::register_builtin_models();
   scratch s("logpost");
-  const auto st = read(s, study("[parameters.theta]\nrole = \"calibrated\"\npopulation = \"normal\"\n"
+  const auto st = read(s, make_study("[parameters.theta]\nrole = \"calibrated\"\npopulation = \"normal\"\n"
                                 "location_prior = { distribution = \"normal\", mean = 0.0, sd = 10.0 }\n"
                                 "scale_prior = { distribution = \"half_normal\", scale = 2.0 }\n"));
   REQUIRE(st.parts == std::vector<std::string>{"A", "B", "C"});
@@ -120,7 +120,7 @@ TEST_CASE("the hierarchical log posterior is the hand-computed sum, on 1 and 2 t
 TEST_CASE("inferred noise and the centred parameterisation", "[bayesian]") {
   model::register_builtin_models();
   scratch s("noise");
-  const auto st = read(s, study("[parameters.theta]\nrole = \"calibrated\"\npopulation = \"lognormal\"\n"
+  const auto st = read(s, make_study("[parameters.theta]\nrole = \"calibrated\"\npopulation = \"lognormal\"\n"
                                 "parameterisation = \"centred\"\n"
                                 "location_prior = { distribution = \"lognormal\", median = 1.0, sigma_log = 1.0 }\n"
                                 "scale_prior = { distribution = \"half_cauchy\", scale = 0.5 }\n",
@@ -154,38 +154,38 @@ TEST_CASE("refusals name the file, line and key", "[bayesian]") {
                           "location_prior = { distribution = \"normal\", mean = 0.0, sd = 10.0 }\n"
                           "scale_prior = { distribution = \"half_normal\", scale = 2.0 }\n";
   // A start outside the prior's support.
-  CHECK_THROWS_WITH(read(s, study("[parameters.theta]\nrole = \"calibrated\"\nstart = -1.0\n"
+  CHECK_THROWS_WITH(read(s, make_study("[parameters.theta]\nrole = \"calibrated\"\nstart = -1.0\n"
                                   "prior = { distribution = \"uniform\", low = 0.0, high = 2.0 }\n")),
                     Contains("start") && Contains("outside the support"));
   // Bounds outside the prior's support.
-  CHECK_THROWS_WITH(read(s, study("[parameters.theta]\nrole = \"calibrated\"\nlow = -1.0\n"
+  CHECK_THROWS_WITH(read(s, make_study("[parameters.theta]\nrole = \"calibrated\"\nlow = -1.0\n"
                                   "prior = { distribution = \"uniform\", low = 0.0, high = 2.0 }\n")),
                     Contains("low = -1") && Contains("outside the support"));
   // Unknown prior and sampler.
-  CHECK_THROWS_WITH(read(s, study("[parameters.theta]\nrole = \"calibrated\"\n"
+  CHECK_THROWS_WITH(read(s, make_study("[parameters.theta]\nrole = \"calibrated\"\n"
                                   "prior = { distribution = \"gamma\", shape = 2.0 }\n")),
                     Contains("half_cauchy"));
-  CHECK_THROWS_WITH(read(s, study(pop, "[bayesian]\nsampler = \"nuts\"\n[bayesian.noise]\ny = 0.5\n")),
+  CHECK_THROWS_WITH(read(s, make_study(pop, "[bayesian]\nsampler = \"nuts\"\n[bayesian.noise]\ny = 0.5\n")),
                     Contains("sampler") && Contains("dram") && Contains("stretch"));
   // A scale prior with negative support.
-  CHECK_THROWS_WITH(read(s, study("[parameters.theta]\nrole = \"calibrated\"\npopulation = \"normal\"\n"
+  CHECK_THROWS_WITH(read(s, make_study("[parameters.theta]\nrole = \"calibrated\"\npopulation = \"normal\"\n"
                                   "location_prior = { distribution = \"normal\", mean = 0.0, sd = 10.0 }\n"
                                   "scale_prior = { distribution = \"normal\", mean = 0.0, sd = 2.0 }\n")),
                     Contains("scale_prior") && Contains("[0, inf)"));
   // Noise not given.
-  CHECK_THROWS_WITH(read(s, study(pop, "[bayesian]\n")), Contains("give the noise of y"));
+  CHECK_THROWS_WITH(read(s, make_study(pop, "[bayesian]\n")), Contains("give the noise of y"));
   // Rows without part when a population is asked.
   s.write("data.csv", "y\n1.0\n2.0\n");
   try {
-    const auto doc = io::study_document::parse(study(pop), (s.dir / "study.toml").string());
+    const auto doc = io::study_document::parse(make_study(pop), (s.dir / "study.toml").string());
     cal::read_bayesian_study(doc);
     FAIL("no error");
-  } catch (const data_error& e) {
+  } catch (const cal::data_error& e) {
     CHECK_THAT(std::string(e.what()), Contains("data.csv") && Contains("no part label") && Contains("theta"));
   }
   // Fewer than 3 parts: a warning naming the count.
   s.write("data2.csv", "part,y\nA,1.0\nB,2.0\n");
-  std::string two = study(pop);
+  std::string two = make_study(pop);
   two.replace(two.find("data.csv"), 8, "data2.csv");
   const auto doc = io::study_document::parse(two, (s.dir / "study.toml").string());
   const auto st = cal::read_bayesian_study(doc);

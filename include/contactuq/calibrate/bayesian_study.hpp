@@ -16,7 +16,7 @@
 //   [data]                tables = [...], [[data.curves]] as calibrate reads them; a "part" column
 //                         (tables) or the curve's label names the physical part of each case
 //   [bayesian]            sampler = "dram" | "stretch", chains, warmup, draws, seed,
-//                         likelihood = "gaussian" | "student_t", dof, predictive_draws
+//                         likelihood = "gaussian" | "student_t", dof, predictive_draws, start_spread
 //   [bayesian.noise]      <output or curve> = "<quantity>": known noise sd, or
 //                         { prior = { distribution = "half_normal", scale = "..." } }: inferred
 //   [output] units = { <name> = "<unit>" }
@@ -93,6 +93,10 @@ struct bayesian_options {
   likelihood_kind likelihood = likelihood_kind::gaussian;
   double dof = 4.0;  ///< student_t
   std::size_t predictive_draws = 200;  ///< posterior draws the predictive summary simulates
+  // Chain starts dispersed by this times spread() about the study's start, and the first
+  // proposal sd 0.2 times that: below 1 where the data pin the values down far more tightly
+  // than the priors (a start far out in a sharp likelihood takes long to come back).
+  double start_spread = 1.0;
 };
 
 struct bayesian_study {
@@ -145,8 +149,11 @@ class bayesian_posterior {
   // The noise sd of each case value (case by case) at physical parameters x.
   std::vector<std::vector<double>> noise_sd(const Eigen::VectorXd& x) const;
   // Starts of `chains` chains: chain 0 at the study's starts, the others dispersed about them.
-  Eigen::MatrixXd starts(std::size_t chains, std::uint64_t seed) const;
+  Eigen::MatrixXd starts(std::size_t chains, std::uint64_t seed, double factor = 1.0) const;
   Eigen::VectorXd start() const;  ///< the study's start in coordinates
+  // A typical scale of each coordinate a priori: how far starts are dispersed, and (a fifth of
+  // it) the sampler's first proposal sd.
+  Eigen::VectorXd spread() const;
 
   std::size_t model_calls() const { return calls_.load(); }
 
