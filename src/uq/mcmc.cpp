@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <limits>
@@ -15,9 +16,16 @@
 namespace contactuq::uq {
 namespace {
 
-// Stream of chain (or walker) c: (seed, mcmc_chain, c). Not yet in stream_purpose's list of
-// uq/random.hpp; the value is fixed here and must never be reused there.
-constexpr auto mcmc_chain = static_cast<stream_purpose>(0x3501);
+// Step s of chain (or walker) c draws from stream (seed, mcmc_step, c 2^40 + s): a fresh stream
+// per step, so the kernel of a step depends only on the seed, the chain, the step and the state,
+// and a run resumed at step s from the saved state continues with the same bits. The purpose is
+// not yet in stream_purpose's list of uq/random.hpp; its value is fixed here and must never be
+// reused there.
+constexpr auto mcmc_step = static_cast<stream_purpose>(0x3501);
+
+engine step_engine(std::uint64_t seed, std::size_t chain, std::size_t step) {
+  return make_engine(seed, mcmc_step, (static_cast<std::uint64_t>(chain) << 40) | step);
+}
 
 constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 
@@ -148,8 +156,7 @@ mcmc_result run_dram(evaluator& eval, const Eigen::MatrixXd& starts, const Eigen
   const double g = o.dr_scale;
   const double sd_scale = 2.38 * 2.38 / static_cast<double>(d);
 
-  std::vector<engine> engines;
-  for (std::size_t c = 0; c < chains; ++c) engines.push_back(make_engine(o.seed, mcmc_chain, c));
+  std::vector<engine> engines(chains);
 
   Eigen::MatrixXd x = starts;
   Eigen::VectorXd lp = lp0;
@@ -158,6 +165,7 @@ mcmc_result run_dram(evaluator& eval, const Eigen::MatrixXd& starts, const Eigen
   std::vector<Eigen::Index> rejected;
   const std::size_t steps = rec.steps();
   for (std::size_t step = 0; step < steps; ++step) {
+    for (std::size_t c = 0; c < chains; ++c) engines[c] = step_engine(o.seed, c, step);
     // Stage 1: one proposal per chain, one batch.
     for (std::size_t c = 0; c < chains; ++c) {
       for (Eigen::Index i = 0; i < d; ++i) z(i) = standard_normal(engines[c]);
@@ -241,8 +249,7 @@ mcmc_result run_stretch(evaluator& eval, const Eigen::MatrixXd& starts,
   const std::size_t half = walkers / 2;
   const Eigen::Index d = starts.cols();
   recorder rec(walkers, static_cast<std::size_t>(d), o);
-  std::vector<engine> engines;
-  for (std::size_t c = 0; c < walkers; ++c) engines.push_back(make_engine(o.seed, mcmc_chain, c));
+  std::vector<engine> engines(walkers);
 
   const double a = o.stretch_a;
   Eigen::MatrixXd x = starts;
@@ -251,6 +258,7 @@ mcmc_result run_stretch(evaluator& eval, const Eigen::MatrixXd& starts,
   std::vector<double> z(half);
   const std::size_t steps = rec.steps();
   for (std::size_t step = 0; step < steps; ++step) {
+    for (std::size_t c = 0; c < walkers; ++c) engines[c] = step_engine(o.seed, c, step);
     for (std::size_t side = 0; side < 2; ++side) {
       const std::size_t first = side * half, other = (1 - side) * half;
       for (std::size_t k = 0; k < half; ++k) {
@@ -337,6 +345,19 @@ mcmc_result run_mcmc(const batch_log_density& log_density, const Eigen::MatrixXd
   for (Eigen::Index c = 0; c < starts.rows(); ++c)
     if (!starts.row(c).allFinite())
       throw parameter_error("start", fmt::format("the start of chain {} is not finite", c));
+  if (options.sampler == mcmc_sampler::stretch) {
+    // Every stretch move stays in the affine hull of the walkers, so starts that span fewer
+    // than d dimensions can never reach the rest of the space (emcee checks the same).
+    const Eigen::MatrixXd centred = starts.rowwise() - starts.colwise().mean();
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(centred);
+    qr.setThreshold(1e-10);
+    if (qr.rank() < starts.cols())
+      throw parameter_error(
+          "start", fmt::format("the stretch move cannot leave the affine hull of its starting "
+                               "walkers, and the {} starts span only {} of {} dimensions: "
+                               "disperse them in every parameter",
+                               starts.rows(), qr.rank(), starts.cols()));
+  }
   evaluator eval{log_density};
   Eigen::VectorXd lp0(starts.rows());
   {

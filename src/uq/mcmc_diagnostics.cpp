@@ -20,8 +20,11 @@ namespace {
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 using series = std::vector<double>;
 
-// In-place iterative radix-2 FFT (Cooley-Tukey); a.size() a power of 2. inverse: unscaled.
-void fft(std::vector<std::complex<double>>& a, bool inverse) {
+// In-place iterative radix-2 FFT (Cooley-Tukey); a.size() a power of 2; inverse unscaled. The
+// products are written out: std::complex's operator* checks for inf/NaN through a library call.
+// wr, wi: cos and sin of 2 pi k/n, k < n/2 (twiddles(n)).
+void fft(std::vector<std::complex<double>>& a, bool inverse, const std::vector<double>& wr,
+         const std::vector<double>& wi) {
   const std::size_t n = a.size();
   for (std::size_t i = 1, j = 0; i < n; ++i) {
     std::size_t bit = n >> 1;
@@ -29,16 +32,20 @@ void fft(std::vector<std::complex<double>>& a, bool inverse) {
     j ^= bit;
     if (i < j) std::swap(a[i], a[j]);
   }
+  const double sign = inverse ? 1.0 : -1.0;  // e^(-+2 pi i k/n)
+  auto* d = reinterpret_cast<double*>(a.data());  // re, im interleaved (guaranteed layout)
   for (std::size_t len = 2; len <= n; len <<= 1) {
-    const double angle = 2.0 * std::numbers::pi / static_cast<double>(len) * (inverse ? 1.0 : -1.0);
-    const std::complex<double> w_len(std::cos(angle), std::sin(angle));
+    const std::size_t half = len / 2, stride = n / len;
     for (std::size_t i = 0; i < n; i += len) {
-      std::complex<double> w(1.0);
-      for (std::size_t k = 0; k < len / 2; ++k) {
-        const auto u = a[i + k], v = a[i + k + len / 2] * w;
-        a[i + k] = u + v;
-        a[i + k + len / 2] = u - v;
-        w *= w_len;
+      for (std::size_t k = 0; k < half; ++k) {
+        const double cr = wr[k * stride], ci = sign * wi[k * stride];
+        double* u = d + 2 * (i + k);
+        double* v = d + 2 * (i + k + half);
+        const double tr = v[0] * cr - v[1] * ci, ti = v[0] * ci + v[1] * cr;
+        v[0] = u[0] - tr;
+        v[1] = u[1] - ti;
+        u[0] += tr;
+        u[1] += ti;
       }
     }
   }
@@ -53,9 +60,15 @@ series autocovariance(const series& x) {
   while (size < 2 * n) size <<= 1;
   std::vector<std::complex<double>> a(size);
   for (std::size_t i = 0; i < n; ++i) a[i] = x[i] - m;
-  fft(a, false);
-  for (auto& v : a) v = std::norm(v);
-  fft(a, true);
+  std::vector<double> wr(size / 2), wi(size / 2);
+  for (std::size_t k = 0; k < size / 2; ++k) {
+    const double angle = 2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(size);
+    wr[k] = std::cos(angle);
+    wi[k] = std::sin(angle);
+  }
+  fft(a, false, wr, wi);
+  for (auto& v : a) v = v.real() * v.real() + v.imag() * v.imag();
+  fft(a, true, wr, wi);
   series acov(n);
   for (std::size_t t = 0; t < n; ++t)
     acov[t] = a[t].real() / (static_cast<double>(size) * static_cast<double>(n));
@@ -247,13 +260,18 @@ double autocorrelation_time(std::span<const double> values) {
   return integrated_time({series(values.begin(), values.end())}, false);
 }
 
-quantile_mcse quantile_with_mcse(const std::vector<std::vector<double>>& chains, double p) {
+namespace {
+
+// Quantile p of the draws `sorted` (pooled and sorted) and its MCSE; `ess` of 1{x <= q_p} is
+// returned too.
+quantile_mcse quantile_of(const std::vector<series>& chains, const series& sorted, double p,
+                          double& ess) {
   if (!(p >= 0.0 && p <= 1.0)) throw parameter_error("probability", "a probability must be in [0, 1]");
-  const series sorted = sorted_copy(pooled(chains));
   quantile_mcse out;
+  ess = nan;
   if (sorted.empty() || !all_finite(chains)) return {nan, nan};
   out.value = sorted_quantile(sorted, p);
-  const double ess = ess_of(split(indicator(chains, out.value)));
+  ess = ess_of(split(indicator(chains, out.value)));
   if (!std::isfinite(ess) || p == 0.0 || p == 1.0) {
     out.mcse = nan;
     return out;
@@ -267,6 +285,13 @@ quantile_mcse quantile_with_mcse(const std::vector<std::vector<double>>& chains,
   const auto hi = static_cast<std::size_t>(std::min(std::ceil(b * s), s)) - 1;
   out.mcse = (sorted[hi] - sorted[lo]) / 2.0;
   return out;
+}
+
+}  // namespace
+
+quantile_mcse quantile_with_mcse(const std::vector<std::vector<double>>& chains, double p) {
+  double ess = 0;
+  return quantile_of(chains, sorted_copy(pooled(chains)), p, ess);
 }
 
 std::vector<parameter_summary> summarize_chains(const std::vector<Eigen::MatrixXd>& chains) {
@@ -307,15 +332,17 @@ std::vector<parameter_summary> summarize_chains(const std::vector<Eigen::MatrixX
       for (double& v : c) v = (v - s.mean) * (v - s.mean);
     const double ess_sq = ess_of(squares);
     s.mcse_sd = std::sqrt(variance_of(pooled(squares)) / ess_sq) / (2.0 * s.sd);
-    const quantile_mcse q05 = quantile_with_mcse(x, 0.05), q50 = quantile_with_mcse(x, 0.5),
-                        q95 = quantile_with_mcse(x, 0.95);
+    double ess05 = 0, ess50 = 0, ess95 = 0;
+    const quantile_mcse q05 = quantile_of(x, sorted, 0.05, ess05),
+                        q50 = quantile_of(x, sorted, 0.5, ess50),
+                        q95 = quantile_of(x, sorted, 0.95, ess95);
     s.q05 = q05.value;
     s.q50 = q50.value;
     s.q95 = q95.value;
     s.mcse_q05 = q05.mcse;
     s.mcse_q50 = q50.mcse;
     s.mcse_q95 = q95.mcse;
-    s.ess_tail = std::min(ess_of(split(indicator(x, s.q05))), ess_of(split(indicator(x, s.q95))));
+    s.ess_tail = std::isnan(ess05) || std::isnan(ess95) ? nan : std::min(ess05, ess95);
     out.push_back(s);
   }
   return out;

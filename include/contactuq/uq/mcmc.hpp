@@ -22,9 +22,10 @@
 //            walker of the other half and z ~ g(z) ∝ 1/sqrt(z) on [1/a, a], accepted with
 //            min(1, z^(d-1) p(y)/p(x_k)). One half is proposed and evaluated in one batch.
 //
-// Random numbers: chain (or walker) c draws from stream (seed, mcmc_chain, c) of uq/random.hpp,
-// in a fixed order per step, so the draws depend on the seed alone, bit for bit, never on how
-// the caller evaluates a batch.
+// Random numbers: step s of chain (or walker) c draws from its own stream (seed, mcmc_step,
+// c 2^40 + s) of uq/random.hpp, in a fixed order, so the draws depend on the seed alone, bit for
+// bit, never on how the caller evaluates a batch; and a run restarted at step s from the state
+// after step s - 1 (positions, log densities, proposal covariance) continues with the same bits.
 //
 // Diagnostics (Vehtari, Gelman, Simpson, Carpenter & Bürkner 2021, "Rank-normalization,
 // folding, and localization: an improved R-hat", Bayesian Analysis 16(2)): each chain is split
