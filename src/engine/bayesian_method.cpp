@@ -116,6 +116,7 @@ run_result run_bayesian(const io::study_document& doc, const run_options& o, con
   } catch (const parameter_error& e) {
     bt.fail(e);
   }
+  r.planned = mo.chains * mo.draws;
   for (const auto& w : s.warnings) fmt::print(errors(o), "warning: {}\n", w);
   if (o.check_only) return r;
 
