@@ -328,6 +328,23 @@ calibration_result calibrate(const calibration_setup& setup,
   return res;
 }
 
+std::vector<double> case_values(const model::model& m, std::vector<double> x, const measured_case& c) {
+  for (const auto& [i, v] : c.inputs) x[i] = v;
+  const auto e = m.evaluate(x);
+  std::vector<double> out;
+  for (const auto& [j, y] : c.outputs) out.push_back(e.outputs[j]);
+  for (const auto& mc : c.curves) {
+    const auto& X = m.curves()[mc.curve].abscissa;
+    for (double xi : mc.x) out.push_back(interpolate(X, e.curves[mc.curve], xi));
+  }
+  return out;
+}
+
+std::size_t check_measured_cases(const model::model& m, const std::vector<measured_case>& cases,
+                                 std::size_t parameters) {
+  return check_cases(m, cases, parameters);
+}
+
 void synthesize_cases(const model::model& m, const std::vector<double>& inputs,
                       std::vector<measured_case>& cases, const std::vector<double>& noise_sd,
                       std::uint64_t seed) {

@@ -54,7 +54,7 @@ std::vector<std::string_view> split(std::string_view line) {
 
 // A column "name [unit]": what it holds and its factor to SI.
 struct column {
-  enum kind { label, input, output, abscissa, curve } what = output;
+  enum kind { label, part, input, output, abscissa, curve } what = output;
   std::size_t index = 0;  // input, output or curve index
   std::string name;
   double to_si = 1.0;
@@ -73,8 +73,8 @@ column parse_column(std::string_view cell, const model::model& m, const std::str
   column c;
   c.name = std::string(name);
   units::dimension dim = u::dimensionless;
-  if (!curve_file && name == "case") {
-    c.what = column::label;
+  if (!curve_file && (name == "case" || name == "part")) {
+    c.what = name == "case" ? column::label : column::part;
     return c;
   }
   bool found = false;
@@ -98,7 +98,7 @@ column parse_column(std::string_view cell, const model::model& m, const std::str
                                        "abscissa",
                                        cell, m.name(), fmt::join(m.curve_names(), ", "))
                          : fmt::format("column \"{}\" is neither an input nor an output of model "
-                                       "{} (nor \"case\"); its inputs: {}; its outputs: {}",
+                                       "{} (nor \"case\" or \"part\"); its inputs: {}; its outputs: {}",
                                        cell, m.name(), fmt::join(m.input_names(), ", "),
                                        fmt::join(m.output_names(), ", ")));
   if (!unit && dim != u::dimensionless)
@@ -239,8 +239,8 @@ std::vector<measured_case> read_case_table(const std::filesystem::path& path,
     c.line = line;
     c.label = fmt::format("{}", l);
     for (std::size_t k = 0; k < cols.size(); ++k) {
-      if (cols[k].what == column::label) {
-        c.label = std::string(cells[k]);
+      if (cols[k].what == column::label || cols[k].what == column::part) {
+        (cols[k].what == column::label ? c.label : c.part) = std::string(cells[k]);
         continue;
       }
       if (cells[k].empty()) {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "commands.hpp"
+#include "contactuq/calibrate/bayesian_output.hpp"
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/study/reliability_summary.hpp"
 #include "contactuq/study/summary_report.hpp"
@@ -293,6 +294,8 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
           fmt::print("{}\n", study::to_json(summary));
         else
           fmt::print("{}", study::to_text(summary));
+      } else if (format == "contactuq-posterior") {
+        fmt::print("{}", o->json ? calibrate::posterior_file_json(o->file) + "\n" : calibrate::describe_posterior_file(o->file));
       } else {
         print_result_description(o->file, o->json);
       }

@@ -41,6 +41,7 @@ eng::run_result run(const std::string& study, const std::filesystem::path& out, 
 
 TEST_CASE("every shipped study names or implies its method", "[engine]") {
   const std::map<std::string, std::string> expected = {
+      {"bayesian_receptacle_parts.toml", "bayesian"},
       {"calibrate_switch.toml", "calibrate"},
       {"expression_r_minus_s.toml", "sample"},
       {"external_r_minus_s.toml", "sample"},

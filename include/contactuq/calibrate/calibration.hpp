@@ -31,6 +31,7 @@ struct measured_curve {
 // One evaluation of the model and what was measured on it.
 struct measured_case {
   std::string label;  ///< cluster label, e.g. "3" or "drop 2"
+  std::string part;   ///< the physical part measured (a "part" column); empty: not given
   std::string file;   ///< where it was read, for messages
   int line = 0;
   std::vector<std::pair<std::size_t, double>> inputs;   ///< model input index, value [SI]
@@ -73,6 +74,16 @@ struct calibration_result : least_squares_result {
 // unknown index, an abscissa outside the model's curve), fit_error when the fit fails.
 calibration_result calibrate(const calibration_setup& setup,
                              const std::vector<measured_case>& cases, const fit_options& options);
+
+// The model's values at every measured point of case c, at model inputs x (every input [SI];
+// the case's own inputs are set over them): its scalar outputs in order, then its curves
+// interpolated at the measured abscissae. What the residuals above compare with the data.
+std::vector<double> case_values(const model::model& m, std::vector<double> x, const measured_case& c);
+
+// Checks the cases against model m as calibrate() does (indices, finite values, curve
+// abscissae within the model's, more values than `parameters`); returns the number of values.
+std::size_t check_measured_cases(const model::model& m, const std::vector<measured_case>& cases,
+                                 std::size_t parameters);
 
 // Model outputs at `inputs` for every case, each with noise_sd[j] * N(0, 1) added to output j
 // (inversion of a uniform of uq::make_engine(seed, ..., case)): synthetic measurements made by

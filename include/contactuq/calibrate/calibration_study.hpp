@@ -9,6 +9,7 @@
 //                           "<input> [unit]" sets that input for the row (e.g. an approach
 //                           velocity), "<output> [unit]" is its measured value (an empty cell:
 //                           not measured), "case" labels the row's cluster (default: the row);
+//                           "part" names the physical part of the row (the bayesian method)
 //   [[data.curves]]         file = "<csv>" with two columns "<abscissa> [unit]",
 //                           "<curve> [unit]", curve = "<model curve>", label, inputs = {...}
 //   [calibrate]             starts, seed, loss, loss_scale (in residual scales), confidence,
