@@ -18,10 +18,8 @@ namespace {
 
 // Step s of chain (or walker) c draws from stream (seed, mcmc_step, c 2^40 + s): a fresh stream
 // per step, so the kernel of a step depends only on the seed, the chain, the step and the state,
-// and a run resumed at step s from the saved state continues with the same bits. The purpose is
-// not yet in stream_purpose's list of uq/random.hpp; its value is fixed here and must never be
-// reused there.
-constexpr auto mcmc_step = static_cast<stream_purpose>(0x3501);
+// and a run resumed at step s from the saved state continues with the same bits.
+constexpr auto mcmc_step = stream_purpose::mcmc_step;
 
 engine step_engine(std::uint64_t seed, std::size_t chain, std::size_t step) {
   return make_engine(seed, mcmc_step, (static_cast<std::uint64_t>(chain) << 40) | step);

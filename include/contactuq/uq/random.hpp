@@ -25,6 +25,7 @@ enum class stream_purpose : std::uint64_t {
   reliability_form_start = 11,  ///< index = FORM start (uq/reliability.hpp)
   reliability_importance = 12,  ///< index = block of importance samples
   reliability_subset = 13,      ///< index = subset-simulation replicate
+  mcmc_step = 0x3501,           ///< index = chain 2^40 + step (uq/mcmc.hpp)
 };
 
 // SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words whose outputs
