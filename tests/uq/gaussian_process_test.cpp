@@ -285,3 +285,70 @@ TEST_CASE("gp: clear errors for bad data and options", "[uq][gp]") {
                                      Eigen::VectorXd::LinSpaced(6, 0.0, 1.0), h),
                     Contains("not identifiable"));
 }
+
+TEST_CASE("gp: predictions and variances equal OpenTURNS' kriging with the same hyperparameters",
+          "[uq][gp]") {
+  // Reference: OpenTURNS 1.20 KrigingAlgorithm with setOptimizeParameters(False), MaternModel
+  // (nu = 2.5) or SquaredExponential, scales (0.7, 0.9), amplitude sqrt(2), no nugget, constant
+  // or linear basis; getMetaModel() and getConditionalMarginalVariance(). bench/run_gp.sh holds
+  // the script that printed these numbers.
+  const int n = 15;
+  Eigen::MatrixXd x(n, 2);
+  for (int i = 1; i <= n; ++i) {
+    x(i - 1, 0) = 3.0 * std::fmod(i * 0.6180339887498949, 1.0);
+    x(i - 1, 1) = 2.0 * std::fmod(i * 0.41421356237309515, 1.0) - 1.0;
+  }
+  const Eigen::VectorXd y = smooth_2d(x);
+  Eigen::MatrixXd at(5, 2);
+  at << 0.37, -0.55, 1.5, 0.0, 2.2, 0.8, 2.9, -0.95, 0.05, 0.9;
+  struct reference {
+    gp_kernel kernel;
+    gp_trend trend;
+    std::vector<double> mean, variance, beta;
+  };
+  const std::vector<reference> cases = {
+      {gp_kernel::matern52,
+       gp_trend::constant,
+       {0.42788171292407884, 1.4435458867904538, 1.4220120961526312, 1.1237410578025222,
+        0.6568950845439737},
+       {0.08438401903385015, 0.1031493143868772, 0.24577997264261492, 0.7841448080248631,
+        1.3184273176199846},
+       {0.9667331214205307}},
+      {gp_kernel::matern52,
+       gp_trend::linear,
+       {0.4683428823367555, 1.4418756716095749, 1.4975798449460935, 1.2473082217707387,
+        0.45332563932682524},
+       {0.09029420892740221, 0.1039867321971504, 0.2760152992492285, 1.0795783572558666,
+        1.8188979435814132},
+       {0.4636609637247811, 0.3636234621038909, 0.11847096911654899}},
+      {gp_kernel::squared_exponential,
+       gp_trend::constant,
+       {0.4496590548924084, 1.4441161446738284, 1.475281518001032, 1.135956746075029,
+        0.5544665364812562},
+       {0.01851331512554967, 0.005385725591038433, 0.018561366154606334, 0.3208130226666016,
+        0.7193276671234032},
+       {0.941739602534672}},
+      {gp_kernel::squared_exponential,
+       gp_trend::linear,
+       {0.4727369361590049, 1.4429744364881727, 1.4940138874186675, 1.2133279355450368,
+        0.39856933821373075},
+       {0.019932322142312133, 0.006088553730677642, 0.021009591262909463, 0.4308313862832541,
+        1.0006734146881189},
+       {0.44394543267103803, 0.3559799450765212, 0.10609632982273676}},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(to_string(c.kernel) << " kernel, " << to_string(c.trend) << " trend") {
+      const gaussian_process gp(c.kernel, c.trend, x, y, {Eigen::Vector2d(0.7, 0.9), 2.0, 0.0});
+      REQUIRE(gp.jitter() == 0.0);
+      Eigen::VectorXd mean, sd;
+      gp.predict(at, mean, sd);
+      for (Eigen::Index i = 0; i < at.rows(); ++i) {
+        CHECK(mean(i) == Approx(c.mean[static_cast<std::size_t>(i)]).epsilon(1e-9));
+        CHECK(sd(i) * sd(i) == Approx(c.variance[static_cast<std::size_t>(i)]).epsilon(1e-8));
+      }
+      for (std::size_t k = 0; k < c.beta.size(); ++k)
+        CHECK(gp.trend_coefficients()(static_cast<Eigen::Index>(k)) ==
+              Approx(c.beta[k]).epsilon(1e-9));
+    }
+  }
+}
