@@ -19,7 +19,7 @@
 // var(x) is the variance of the latent Y(x) (the noise sigma^2 g is not in it) and includes
 // the uncertainty of the trend coefficients.
 //
-// Closed-form leave-one-out (Dubrule 1983, eq. 14-15, universal kriging): with
+// Closed-form leave-one-out (Dubrule 1983, universal kriging): with
 //   Q = C^-1 - C^-1 F (F^T C^-1 F)^-1 F^T C^-1,
 // the top-left block of the inverse of the bordered matrix [[C, F], [F^T, 0]],
 //   y_i - yhat_{-i} = (Q y)_i / Q_ii = alpha_i / Q_ii,   var(y_i - yhat_{-i}) = sigma^2 / Q_ii,
