@@ -286,41 +286,38 @@ void gaussian_process::predict_block(const Eigen::MatrixXd& x, Eigen::VectorXd* 
   }
 }
 
-void gaussian_process::predict(const Eigen::MatrixXd& x, Eigen::VectorXd& mean,
-                               Eigen::VectorXd& sd) const {
+void gaussian_process::predict_blocks(const Eigen::MatrixXd& x, Eigen::VectorXd* mean,
+                                      Eigen::VectorXd* sd) const {
   if (x.cols() != x_.cols())
     throw parameter_error(
         "x", fmt::format("gp: x has {} columns, the process has {} inputs", x.cols(), x_.cols()));
-  mean.resize(x.rows());
-  sd.resize(x.rows());
+  if (mean) mean->resize(x.rows());
+  if (sd) sd->resize(x.rows());
   // Blocks bound the n x block cross-correlation matrix.
   constexpr Eigen::Index block = 512;
   Eigen::VectorXd m, s;
   for (Eigen::Index first = 0; first < x.rows(); first += block) {
     const auto count = std::min(block, x.rows() - first);
-    predict_block(x.middleRows(first, count), &m, &s);
-    mean.segment(first, count) = m;
-    sd.segment(first, count) = s;
+    predict_block(x.middleRows(first, count), mean ? &m : nullptr, sd ? &s : nullptr);
+    if (mean) mean->segment(first, count) = m;
+    if (sd) sd->segment(first, count) = s;
   }
+}
+
+void gaussian_process::predict(const Eigen::MatrixXd& x, Eigen::VectorXd& mean,
+                               Eigen::VectorXd& sd) const {
+  predict_blocks(x, &mean, &sd);
 }
 
 Eigen::VectorXd gaussian_process::predict(const Eigen::MatrixXd& x) const {
-  if (x.cols() != x_.cols())
-    throw parameter_error(
-        "x", fmt::format("gp: x has {} columns, the process has {} inputs", x.cols(), x_.cols()));
-  Eigen::VectorXd out(x.rows()), m;
-  constexpr Eigen::Index block = 512;
-  for (Eigen::Index first = 0; first < x.rows(); first += block) {
-    const auto count = std::min(block, x.rows() - first);
-    predict_block(x.middleRows(first, count), &m, nullptr);
-    out.segment(first, count) = m;
-  }
-  return out;
+  Eigen::VectorXd mean;
+  predict_blocks(x, &mean, nullptr);
+  return mean;
 }
 
 Eigen::VectorXd gaussian_process::predictive_sd(const Eigen::MatrixXd& x) const {
-  Eigen::VectorXd mean, sd;
-  predict(x, mean, sd);
+  Eigen::VectorXd sd;
+  predict_blocks(x, nullptr, &sd);
   return sd;
 }
 

@@ -86,7 +86,9 @@ struct gp_fit_report {
   std::size_t best_start = 0;     ///< index of the start that gave the optimum
 };
 
-// A conditioned Gaussian process (universal kriging, trend coefficients by GLS).
+// A conditioned Gaussian process (universal kriging, trend coefficients by GLS). Everything is
+// computed in the constructor; the const members keep no state, so threads may predict from
+// one process at once.
 class gaussian_process {
  public:
   // Fixed hyperparameters: conditions on (x, y), x n x d and y n; Cholesky with jitter added if
@@ -143,6 +145,7 @@ class gaussian_process {
   Eigen::MatrixXd scale(const Eigen::MatrixXd& x) const;  ///< (x - lo)/range, per column
   Eigen::MatrixXd basis(const Eigen::MatrixXd& u) const;  ///< F of scaled rows
   void predict_block(const Eigen::MatrixXd& x, Eigen::VectorXd* mean, Eigen::VectorXd* sd) const;
+  void predict_blocks(const Eigen::MatrixXd& x, Eigen::VectorXd* mean, Eigen::VectorXd* sd) const;
 
   gp_kernel kernel_;
   gp_trend trend_;
