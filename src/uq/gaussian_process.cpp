@@ -15,7 +15,7 @@
 #include "gaussian_process_detail.hpp"
 
 namespace contactuq::uq {
-namespace detail {
+namespace gp_detail {
 
 double kernel_value(gp_kernel kernel, double r2) {
   if (kernel == gp_kernel::squared_exponential) return std::exp(-0.5 * r2);
@@ -48,23 +48,24 @@ Eigen::MatrixXd cross_correlation(gp_kernel kernel, const Eigen::MatrixXd& w,
 
 factored factor_with_jitter(const Eigen::MatrixXd& r, double nugget) {
   factored out;
-  Eigen::MatrixXd c = r;
-  c.diagonal().array() += nugget;
   // Jitter relative to the unit diagonal of the correlation matrix; a factorisation "succeeds"
   // when it has positive pivots and a reciprocal condition above machine epsilon (below it
-  // the solves carry no digits).
+  // the solves carry no digits). Factored in place: a fresh n x n copy per try costs more than
+  // the factorisation itself.
   for (double jitter = 0.0; jitter <= max_jitter; jitter = jitter == 0.0 ? 1e-12 : 10.0 * jitter) {
-    if (jitter > 0.0) c.diagonal() = r.diagonal().array() + nugget + jitter;
-    const Eigen::LLT<Eigen::MatrixXd> llt(c);
-    if (llt.info() != Eigen::Success || !llt.matrixLLT().allFinite()) continue;
+    out.l = r;
+    out.l.diagonal().array() += nugget + jitter;
+    const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(out.l);
+    if (llt.info() != Eigen::Success || !out.l.allFinite()) continue;
     const double rcond = llt.rcond();
     if (!(rcond > std::numeric_limits<double>::epsilon())) continue;
-    out.l = llt.matrixL();
+    out.l.triangularView<Eigen::StrictlyUpper>().setZero();
     out.jitter = jitter;
     out.rcond = rcond;
     out.ok = true;
     return out;
   }
+  out.l.resize(0, 0);
   return out;
 }
 
@@ -133,9 +134,9 @@ void check_data(const char* who, const Eigen::MatrixXd& x, const Eigen::VectorXd
                     who, y.size(), to_string(trend), x.cols(), p, p + 1));
 }
 
-}  // namespace detail
+}  // namespace gp_detail
 
-using namespace detail;
+using namespace gp_detail;
 
 std::string to_string(gp_kernel kernel) {
   return kernel == gp_kernel::squared_exponential ? "squared_exponential" : "matern52";

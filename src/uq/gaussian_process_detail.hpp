@@ -6,7 +6,7 @@
 
 #include "contactuq/uq/gaussian_process.hpp"
 
-namespace contactuq::uq::detail {
+namespace contactuq::uq::gp_detail {
 
 inline constexpr double max_jitter = 1e-2;
 
@@ -48,4 +48,4 @@ void input_scaling(const Eigen::MatrixXd& x, Eigen::RowVectorXd& lo, Eigen::RowV
 void check_data(const char* who, const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
                 gp_trend trend);
 
-}  // namespace contactuq::uq::detail
+}  // namespace contactuq::uq::gp_detail

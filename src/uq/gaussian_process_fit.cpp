@@ -26,12 +26,12 @@ struct likelihood_problem {
   bool estimate_nugget = false;
   double fixed_nugget = 0.0;
 
-  detail::concentrated operator()(const double* theta) const {
+  gp_detail::concentrated operator()(const double* theta) const {
     const auto d = u->cols();
     Eigen::VectorXd inv(d);
     for (Eigen::Index j = 0; j < d; ++j) inv(j) = std::exp(-theta[j]);
     const double nugget = estimate_nugget ? std::exp(theta[d]) : fixed_nugget;
-    return detail::concentrated_likelihood(kernel, *u * inv.asDiagonal(), *f, *y, nugget);
+    return gp_detail::concentrated_likelihood(kernel, *u * inv.asDiagonal(), *f, *y, nugget);
   }
 };
 
@@ -47,7 +47,7 @@ struct start_state {
 double objective(unsigned n, const double* theta, double* /*grad*/, void* data) {
   auto& s = *static_cast<start_state*>(data);
   ++s.evaluations;
-  const detail::concentrated c = (*s.problem)(theta);
+  const gp_detail::concentrated c = (*s.problem)(theta);
   if (!c.ok) {
     // A failed factorisation or a non-finite likelihood: a finite penalty above everything
     // seen so far keeps the quadratic models of BOBYQA usable (an infinity would not).
@@ -67,7 +67,7 @@ double objective(unsigned n, const double* theta, double* /*grad*/, void* data) 
 gaussian_process fit_gaussian_process(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
                                       const gp_options& options) {
   options.validate();
-  detail::check_data("gp", x, y, options.trend);
+  gp_detail::check_data("gp", x, y, options.trend);
   if (y.maxCoeff() == y.minCoeff())
     throw parameter_error("y",
                           fmt::format("gp: y is constant ({}); there is nothing to model", y(0)));
@@ -78,9 +78,9 @@ gaussian_process fit_gaussian_process(const Eigen::MatrixXd& x, const Eigen::Vec
                                       options.lower_length_scales.size(), d));
 
   Eigen::RowVectorXd lo, range;
-  detail::input_scaling(x, lo, range);
+  gp_detail::input_scaling(x, lo, range);
   const Eigen::MatrixXd u = (x.rowwise() - lo).array().rowwise() / range.array();
-  const Eigen::MatrixXd f = detail::scaled_basis(options.trend, u);
+  const Eigen::MatrixXd f = gp_detail::scaled_basis(options.trend, u);
 
   // The log box, in scaled units (l_j / range_j).
   const auto dim = static_cast<std::size_t>(d) + (options.estimate_nugget ? 1 : 0);
@@ -151,7 +151,7 @@ gaussian_process fit_gaussian_process(const Eigen::MatrixXd& x, const Eigen::Vec
         "likelihood was not finite)",
         report.starts, report.evaluations));
 
-  const detail::concentrated at = problem(best_theta.data());
+  const gp_detail::concentrated at = problem(best_theta.data());
   gp_hyperparameters h;
   h.length_scales.resize(d);
   for (Eigen::Index j = 0; j < d; ++j) h.length_scales(j) = std::exp(best_theta[j]) * range(j);
