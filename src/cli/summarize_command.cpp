@@ -1,7 +1,8 @@
 // `contactuq summarize FILE.h5 [--json]`: prints the library's report of an ensemble
 // (study/summary_report.hpp: statistics with intervals, status, rankings, limits, proportions,
 // nested per-case results) as tables or as JSON, and its summary of a reliability file
-// (study/reliability_summary.hpp); any other result file is described.
+// (study/reliability_summary.hpp) and of a surrogate file (study/surrogate_summary.hpp); any other
+// result file is described.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/study/reliability_summary.hpp"
 #include "contactuq/study/summary_report.hpp"
+#include "contactuq/study/surrogate_summary.hpp"
 
 namespace contactuq::cli {
 
@@ -289,6 +291,12 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
         throw std::runtime_error(fmt::format("{}: not a file written by contactuq (format \"{}\")", o->file, format));
       if (format == "contactuq-reliability") {
         const study::reliability_summary summary = study::summarize_reliability(o->file, o->report.si);
+        if (o->json)
+          fmt::print("{}\n", study::to_json(summary));
+        else
+          fmt::print("{}", study::to_text(summary));
+      } else if (format == "contactuq-surrogate") {
+        const study::surrogate_summary summary = study::summarize_surrogate(o->file);
         if (o->json)
           fmt::print("{}\n", study::to_json(summary));
         else
