@@ -1,5 +1,5 @@
-// Surrogates (method = "surrogate"): a polynomial chaos expansion of chosen outputs of any model
-// over the study's aleatoric inputs, validated honestly, written as a file that rebuilds it
+// Surrogates (method = "surrogate"): a polynomial chaos expansion or a Gaussian process of
+// chosen outputs of any model over the study's aleatoric inputs, validated honestly, written as a file that rebuilds it
 // without contactuq and that `[model] type = "surrogate"` evaluates (model/surrogate_model.hpp,
 // docs/surrogates.md).
 //
@@ -12,7 +12,7 @@
 //                           result. Or none, with
 //   [surrogate] from = "results.h5"   an existing ensemble file: its rows with status ok are the
 //                           training points, the model is not evaluated
-//   [surrogate] kind = "pce"; outputs = [names] (default: every output); degree = largest total
+//   [surrogate] kind = "pce" | "gp"; outputs = [names] (default: every output); degree = largest total
 //                           degree tried (default 10); adaptive_degree = true (choose 1..degree by
 //                           corrected LOO); q_norm = 1 (hyperbolic truncation, (0, 1]); selection =
 //                           "lars" | "full"; folds = K (default 5) and fold_seed (default 1) of the
@@ -20,6 +20,11 @@
 //                           q2_warning = 0.9 (summarize warns below); test_samples = N_test (0: none)
 //                           and test_seed (default 2): an independent Monte Carlo test set
 //                           evaluated by the model
+//   kind = "gp" (uq/gaussian_process.hpp) instead of the PCE keys: kernel = "matern52" |
+//                           "squared_exponential", trend = "constant" | "linear",
+//                           estimate_nugget = false, starts = 10 and seed = 1 of the maximum-
+//                           likelihood multistart (repeated in every fold); its mean and variance
+//                           are sampled (4096 points), it gives no Sobol indices
 //
 // The result file (format "contactuq-surrogate") is separate from the training ensemble: it is
 // the same whether the points came from [sampling] or from a file, and it stays small (what a
@@ -29,13 +34,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
+#include <tuple>
 
 #include "contactuq/error.hpp"
 #include "contactuq/io/result_file.hpp"
 #include "contactuq/model/surrogate_model.hpp"
 #include "contactuq/study/surrogate_summary.hpp"
 #include "contactuq/uq/cross_validation.hpp"
+#include "contactuq/uq/design.hpp"
+#include "contactuq/uq/gaussian_process.hpp"
 #include "contactuq/uq/pce.hpp"
 #include "ensemble_run.hpp"
 
@@ -46,7 +55,9 @@ struct surrogate_study {
   study::ensemble_study study;
   std::vector<std::size_t> random;   ///< the aleatoric inputs: indices into study.inputs
   std::vector<std::size_t> outputs;  ///< indices into the model's outputs
+  std::string kind = "pce";
   uq::pce_options pce;
+  uq::gp_options gp;
   uq::cross_validation_options cv;
   double q2_warning = 0.9;
   std::size_t test_samples = 0;
@@ -70,7 +81,7 @@ surrogate_study read_surrogate_study(const io::study_document& doc) {
   surrogate_study m{study::read_ensemble_study(doc, {.method_tables = {"surrogate"},
                                                      .sampling = from.empty(),
                                                      .study_kind = "a surrogate study"}),
-                    {}, {}, {}, {}, 0.9, 0, 2, from};
+                    {}, {}, "pce", {}, {}, {}, 0.9, 0, 2, from};
   if (m.study.cases.size() > 1)
     root.table("parameters").fail("a surrogate is built over the aleatoric inputs of one model: give epistemic "
                                   "parameters as fixed values, or build one surrogate per case");
@@ -88,9 +99,24 @@ surrogate_study read_surrogate_study(const io::study_document& doc) {
   }
   const auto& outputs = m.study.model.outputs();
   if (t) {
-    t->allow_only({"kind", "from", "outputs", "degree", "adaptive_degree", "q_norm", "selection", "folds", "fold_seed",
-                   "q2_warning", "test_samples", "test_seed"});
-    t->choice("kind", {"pce"}, "pce");
+    m.kind = t->choice("kind", {"pce", "gp"}, "pce");
+    if (m.kind == "pce")
+      t->allow_only({"kind", "from", "outputs", "degree", "adaptive_degree", "q_norm", "selection", "folds",
+                     "fold_seed", "q2_warning", "test_samples", "test_seed"});
+    else
+      t->allow_only({"kind", "from", "outputs", "kernel", "trend", "estimate_nugget", "starts", "seed", "folds",
+                     "fold_seed", "q2_warning", "test_samples", "test_seed"});
+    m.gp.kernel = t->choice("kernel", {"matern52", "squared_exponential"}, "matern52") == "matern52"
+                      ? uq::gp_kernel::matern52
+                      : uq::gp_kernel::squared_exponential;
+    m.gp.trend = t->choice("trend", {"constant", "linear"}, "constant") == "constant" ? uq::gp_trend::constant
+                                                                                      : uq::gp_trend::linear;
+    m.gp.estimate_nugget = t->boolean_or("estimate_nugget", false);
+    const std::int64_t starts = t->integer_or("starts", 10), gp_seed = t->integer_or("seed", 1);
+    if (starts < 1 || starts > 1000) t->fail("starts", "must be an integer in [1, 1000]");
+    if (gp_seed < 0) t->fail("seed", "must be an integer >= 0");
+    m.gp.starts = static_cast<std::size_t>(starts);
+    m.gp.seed = static_cast<std::uint64_t>(gp_seed);
     if (t->has("outputs")) {
       for (const auto& name : t->strings("outputs")) {
         const auto it = std::find_if(outputs.begin(), outputs.end(), [&](const auto& v) { return v.name == name; });
@@ -212,10 +238,21 @@ double relative_error(const Eigen::VectorXd& y, const Eigen::VectorXd& predicted
   return (y - predicted).squaredNorm() / n / ((y.array() - y.mean()).square().sum() / (n - 1.0));
 }
 
+// Mean and variance of a surrogate's predictions under the marginals, from a Latin hypercube of
+// 4096 points (seed 1): what a GP does not give in closed form.
+std::pair<double, double> sampled_moments(const std::vector<uq::distribution>& marginals,
+                                          const std::function<Eigen::VectorXd(const Eigen::MatrixXd&)>& f) {
+  const Eigen::MatrixXd x = uq::map_to_inputs(
+      uq::unit_design(4096, marginals.size(), {.kind = uq::design_kind::latin_hypercube, .seed = 1}), marginals);
+  const Eigen::VectorXd y = f(x);
+  const double mean = y.mean();
+  return {mean, (y.array() - mean).square().sum() / static_cast<double>(y.size() - 1)};
+}
+
 model::surrogate_data fit_surrogates(const surrogate_study& m, const training_points& train,
                                      const training_points* test, const std::string& training_name) {
   model::surrogate_data d;
-  d.kind = "pce";
+  d.kind = m.kind;
   d.model = m.study.model.name();
   d.x = train.x;
   d.y = train.y;
@@ -235,7 +272,8 @@ model::surrogate_data fit_surrogates(const surrogate_study& m, const training_po
                         std::isfinite(hi) ? hi : col.maxCoeff()});
   }
   const uq::fit_and_predict refit = [&](const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const Eigen::MatrixXd& at) {
-    return uq::fit_pce(marginals, x, y, m.pce).chaos.evaluate(at);
+    return m.kind == "gp" ? uq::fit_gaussian_process(x, y, m.gp).predict(at)
+                          : uq::fit_pce(marginals, x, y, m.pce).chaos.evaluate(at);
   };
   for (std::size_t c = 0; c < m.outputs.size(); ++c) {
     const auto& v = m.study.model.outputs()[m.outputs[c]];
@@ -244,6 +282,25 @@ model::surrogate_data fit_surrogates(const surrogate_study& m, const training_po
       return fmt::format("surrogate of {}: {}", v.name, e.what());
     };
     try {
+      if (m.kind == "gp") {
+        uq::gaussian_process gp = uq::fit_gaussian_process(train.x, y, m.gp);
+        const uq::cross_validation_result cv = uq::k_fold_cross_validation(train.x, y, refit, m.cv);
+        model::surrogate_output o;
+        o.name = v.name;
+        o.unit = v.unit;
+        o.selection = "maximum likelihood";
+        o.validation = {.q2_kfold = cv.q2,
+                        .kfold_predictions = cv.predictions,
+                        .fold = cv.fold,
+                        .loo_error = gp.loo_error(),
+                        .corrected_loo_error = gp.loo_error()};
+        if (test && test->x.rows() > 1)
+          o.validation.test_error = relative_error(test->y.col(static_cast<Eigen::Index>(c)), gp.predict(test->x));
+        std::tie(o.mean, o.variance) = sampled_moments(marginals, [&](const Eigen::MatrixXd& x) { return gp.predict(x); });
+        o.gp.emplace(std::move(gp));
+        d.outputs.push_back(std::move(o));
+        continue;
+      }
       uq::pce_fit fit = uq::fit_pce(marginals, train.x, y, m.pce);
       const uq::cross_validation_result cv = uq::k_fold_cross_validation(train.x, y, refit, m.cv);
       model::surrogate_output o;
@@ -343,7 +400,7 @@ run_result run_surrogate(const io::study_document& doc, const run_options& o, co
 
 method surrogate_method() {
   return {.name = "surrogate",
-          .summary = "polynomial chaos surrogate of a model's outputs, with K-fold validation and Sobol indices",
+          .summary = "polynomial chaos or Gaussian-process surrogate of a model's outputs, with K-fold validation",
           .counts = "evaluations",
           .progress_unit = "samples",
           .resumable = true,

@@ -135,6 +135,25 @@ void write_surrogate(h5::file& f, const surrogate_data& data) {
     g.write("kfold_predictions", as_vector(v.kfold_predictions));
     std::vector<double> fold(v.fold.begin(), v.fold.end());
     g.write("fold", fold);
+    if (o.gp) {
+      const uq::gaussian_process& gp = *o.gp;
+      g.set_attribute("kernel", uq::to_string(gp.kernel()));
+      g.set_attribute("trend", uq::to_string(gp.trend()));
+      g.set_attribute("process_variance", gp.hyperparameters().variance);
+      g.set_attribute("nugget", gp.hyperparameters().nugget);
+      g.set_attribute("jitter", gp.jitter());
+      g.set_attribute("log_likelihood", gp.log_likelihood());
+      g.set_attribute("condition_estimate", gp.condition_estimate());
+      g.set_attribute("mean", o.mean);
+      g.set_attribute("variance", o.variance);
+      g.write("length_scales", as_vector(gp.hyperparameters().length_scales)).set_attribute("columns", in_names);
+      g.write("trend_coefficients", as_vector(gp.trend_coefficients()));
+      g.write("weights", as_vector(gp.weights()));
+      g.write("cholesky_factor", row_major(gp.cholesky_factor()), gp.size(), gp.size());
+      g.write("loo_residuals", as_vector(gp.loo_residuals()));
+      g.write("standardized_loo_residuals", as_vector(gp.standardized_loo_residuals()));
+      continue;
+    }
     if (!o.chaos) continue;
     const uq::polynomial_chaos& c = *o.chaos;
     g.set_attribute("degree", static_cast<std::int64_t>(o.degree));
@@ -161,7 +180,7 @@ surrogate_data read_surrogate(const std::filesystem::path& file) {
   const h5::group s = f.open_group("surrogate");
   surrogate_data d;
   d.kind = s.string_attribute("kind");
-  if (d.kind != "pce")
+  if (d.kind != "pce" && d.kind != "gp")
     throw std::runtime_error(fmt::format("{}: surrogate kind \"{}\" is not known to this build", file.string(), d.kind));
   d.model = s.string_attribute("model");
   d.training = s.string_attribute("training");
@@ -192,17 +211,28 @@ surrogate_data read_surrogate(const std::filesystem::path& file) {
     surrogate_output o;
     o.name = out_names[j];
     o.unit = out_units.at(j);
-    o.degree = static_cast<unsigned>(g.numeric_attribute<std::int64_t>("degree"));
-    o.max_degree = static_cast<unsigned>(g.numeric_attribute<std::int64_t>("max_degree"));
-    o.q_norm = g.numeric_attribute<double>("q_norm");
-    o.selection = g.string_attribute("selection");
-    o.candidates = static_cast<std::size_t>(g.numeric_attribute<std::int64_t>("candidates"));
     o.validation.q2_kfold = g.numeric_attribute<double>("q2_kfold");
     o.validation.loo_error = g.numeric_attribute<double>("loo_error");
     o.validation.corrected_loo_error = g.numeric_attribute<double>("corrected_loo_error");
     if (g.has_attribute("test_error")) o.validation.test_error = g.numeric_attribute<double>("test_error");
     o.validation.kfold_predictions = as_eigen(g.open_dataset("kfold_predictions").read_doubles());
     for (double k : g.open_dataset("fold").read_doubles()) o.validation.fold.push_back(static_cast<std::size_t>(k));
+    o.mean = g.numeric_attribute<double>("mean");
+    o.variance = g.numeric_attribute<double>("variance");
+    if (d.kind == "gp") {
+      const uq::gp_hyperparameters h{as_eigen(g.open_dataset("length_scales").read_doubles()),
+                                     g.numeric_attribute<double>("process_variance"),
+                                     g.numeric_attribute<double>("nugget")};
+      o.gp.emplace(uq::parse_gp_kernel(g.string_attribute("kernel")), uq::parse_gp_trend(g.string_attribute("trend")),
+                   d.x, Eigen::VectorXd(d.y.col(static_cast<Eigen::Index>(j))), h);
+      d.outputs.push_back(std::move(o));
+      continue;
+    }
+    o.degree = static_cast<unsigned>(g.numeric_attribute<std::int64_t>("degree"));
+    o.max_degree = static_cast<unsigned>(g.numeric_attribute<std::int64_t>("max_degree"));
+    o.q_norm = g.numeric_attribute<double>("q_norm");
+    o.selection = g.string_attribute("selection");
+    o.candidates = static_cast<std::size_t>(g.numeric_attribute<std::int64_t>("candidates"));
     const Eigen::MatrixXd indices = read_matrix(g, "multi_indices");
     o.chaos.emplace(chaos_inputs, indices.cast<int>(), as_eigen(g.open_dataset("coefficients").read_doubles()));
     d.outputs.push_back(std::move(o));
@@ -248,6 +278,8 @@ std::vector<variable> surrogate_model::inputs() const {
 std::vector<variable> surrogate_model::outputs() const {
   std::vector<variable> v;
   for (const auto& o : data_->outputs) v.push_back({.name = o.name, .dim = dimension_of(o.unit), .unit = o.unit});
+  for (const auto& o : data_->outputs)
+    if (o.gp) v.push_back({.name = o.name + "_sd", .dim = dimension_of(o.unit), .unit = o.unit});
   return v;
 }
 
@@ -263,7 +295,18 @@ evaluation surrogate_model::evaluate(std::span<const double> x) const {
     row(0, static_cast<Eigen::Index>(i)) = x[i];
   }
   evaluation e;
-  for (const auto& o : data_->outputs) e.outputs.push_back(o.chaos->evaluate(row)(0));
+  std::vector<double> sd;
+  for (const auto& o : data_->outputs) {
+    if (o.gp) {
+      Eigen::VectorXd mean, s;
+      o.gp->predict(row, mean, s);
+      e.outputs.push_back(mean(0));
+      sd.push_back(s(0));
+    } else {
+      e.outputs.push_back(o.chaos->evaluate(row)(0));
+    }
+  }
+  e.outputs.insert(e.outputs.end(), sd.begin(), sd.end());
   return e;
 }
 

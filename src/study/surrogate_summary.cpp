@@ -32,10 +32,11 @@ surrogate_summary summarize_surrogate(const std::filesystem::path& file) {
     u.corrected_loo_error = v.corrected_loo_error;
     u.test_error = v.test_error;
     u.below_warning = !(v.q2_kfold >= d.q2_warning);
+    u.mean = o.mean;
+    u.variance = o.variance;
+    if (o.gp) u.terms = o.gp->size();
     if (o.chaos) {
       u.terms = static_cast<std::size_t>(o.chaos->indices().rows());
-      u.mean = o.chaos->mean();
-      u.variance = o.chaos->variance();
       const Eigen::VectorXd first = o.chaos->first_order_indices(), total = o.chaos->total_order_indices();
       u.sobol_first.assign(first.data(), first.data() + first.size());
       u.sobol_total.assign(total.data(), total.data() + total.size());
@@ -57,14 +58,22 @@ std::string to_text(const surrogate_summary& s) {
                  "unit", "degree", "terms", "Q2 K-fold", "1-Q2 K-fold", "LOO*", "test 1-Q2", "mean", "sd");
   for (const auto& o : s.outputs)
     fmt::format_to(out, "  {:<{}} {:>8} {:>6} {:>6} {:>10.6f} {:>11.3g} {:>11.3g} {:>11} {:>11.5g} {:>11.5g}\n", o.name,
-                   width, o.unit.empty() ? "1" : o.unit, o.degree, o.terms, o.q2_kfold, 1.0 - o.q2_kfold,
+                   width, o.unit.empty() ? "1" : o.unit, s.kind == "gp" ? std::string("-") : std::to_string(o.degree),
+                   o.terms, o.q2_kfold, 1.0 - o.q2_kfold,
                    o.corrected_loo_error,
                    o.test_error ? fmt::format("{:.3g}", *o.test_error) : std::string("-"), o.mean,
                    std::sqrt(o.variance));
-  fmt::format_to(out, "\n  Q2 K-fold: {} folds, the degree and the basis chosen again in each fold (the honest "
-                      "estimate).\n  LOO*: corrected leave-one-out error after the selection saw every point: "
-                      "optimistic, for comparison only.\n",
-                 s.folds);
+  if (s.kind == "gp")
+    fmt::format_to(out, "\n  Q2 K-fold: {} folds, the hyperparameters estimated again in each fold (the honest "
+                        "estimate).\n  LOO*: closed-form leave-one-out error at the hyperparameters fitted to every "
+                        "point: optimistic, for comparison only.\n  terms: training points; mean and sd sampled "
+                        "from 4096 points.\n",
+                   s.folds);
+  else
+    fmt::format_to(out, "\n  Q2 K-fold: {} folds, the degree and the basis chosen again in each fold (the honest "
+                        "estimate).\n  LOO*: corrected leave-one-out error after the selection saw every point: "
+                        "optimistic, for comparison only.\n",
+                   s.folds);
   if (s.test_samples > 0) fmt::format_to(out, "  test 1-Q2: on {} independent points evaluated by the model.\n", s.test_samples);
   for (const auto& o : s.outputs) {
     if (o.sobol_first.empty()) continue;
@@ -76,8 +85,8 @@ std::string to_text(const surrogate_summary& s) {
   for (const auto& o : s.outputs)
     if (o.below_warning)
       fmt::format_to(out, "\nwarning: {}: K-fold Q2 = {:.4g} is below q2_warning = {:g}; the surrogate's values and "
-                          "indices may be far from the model's (more training points, or another degree)\n",
-                     o.name, o.q2_kfold, s.q2_warning);
+                          "indices may be far from the model's (more training points, or another {})\n",
+                     o.name, o.q2_kfold, s.q2_warning, s.kind == "gp" ? "kernel or trend" : "degree");
   return to;
 }
 

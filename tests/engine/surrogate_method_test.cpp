@@ -242,3 +242,66 @@ TEST_CASE("surrogate studies refuse what they cannot do, at the key", "[engine][
   refused(text + "\n[[sampling.correlation]]\nbetween = [\"x1\", \"x2\"]\nrho = 0.5\n", "independent");
   refused(replaced(text, "samples = 150", "samples = 4"), "folds = 10: must be in [2, 4] (the number of points)");
 }
+
+TEST_CASE("kind = \"gp\": Branin from 40 evaluations, K-fold Q2 >= 0.99 and never optimistic; the model gives mean and sd",
+          "[engine][surrogate]") {
+  // Branin on [-5, 10] x [0, 15]; uq/gaussian_process.hpp's tests measure Q2 >= 0.999 on a test
+  // set from 40 points. Here the surrogate method around it: the maximum likelihood repeated in
+  // every fold, and the GP read back as a model.
+  const std::string text = R"(title = "GP surrogate of Branin"
+method = "surrogate"
+[model]
+type = "expression"
+[model.inputs]
+x1 = { value = 2.5, low = -5, high = 10 }
+x2 = { value = 7.5, low = 0, high = 15 }
+[model.outputs]
+f = "(x2 - 5.1 / (4 * _pi^2) * x1^2 + 5 / _pi * x1 - 6)^2 + 10 * (1 - 1 / (8 * _pi)) * cos(x1) + 10"
+[parameters.x1]
+role = "aleatoric"
+distribution = "uniform"
+low = -5
+high = 10
+[parameters.x2]
+role = "aleatoric"
+distribution = "uniform"
+low = 0
+high = 15
+[sampling]
+samples = 40
+seed = SEED
+[surrogate]
+kind = "gp"
+folds = 5
+test_samples = 2000
+)";
+  scratch s("gp");
+  for (int seed : {3, 4}) {
+    const auto out = s.dir / "gp.h5";
+    REQUIRE(run(replaced(text, "SEED", std::to_string(seed)), s.dir / "branin.toml", out).exit_code == 0);
+    const cm::surrogate_data d = cm::read_surrogate(out);
+    REQUIRE(d.kind == "gp");
+    const cm::surrogate_output& f = d.outputs.front();
+    REQUIRE(f.gp);
+    REQUIRE(f.validation.test_error);
+    INFO("seed " << seed << ": K-fold 1 - Q2 " << 1 - f.validation.q2_kfold << ", test " << *f.validation.test_error);
+    CHECK(f.validation.q2_kfold >= 0.99);
+    CHECK(*f.validation.test_error < 0.01);
+    CHECK(1 - f.validation.q2_kfold > 0.5 * *f.validation.test_error);
+    // The GP as a model: the mean nearly interpolates the training points (nugget 1e-10 and any
+    // jitter keep it from doing so exactly), and its sd is small there.
+    const double range = d.y.maxCoeff() - d.y.minCoeff();
+    const cm::model m(cm::surrogate_model(std::make_shared<const cm::surrogate_data>(d), false));
+    CHECK(m.output_names() == std::vector<std::string>{"f", "f_sd"});
+    for (Eigen::Index r = 0; r < 5; ++r) {
+      const std::vector<double> x{d.x(r, 0), d.x(r, 1)};
+      const auto e = m.evaluate(x);
+      CHECK(std::abs(e.outputs[0] - d.y(r, 0)) < 1e-4 * range);
+      CHECK(e.outputs[1] < 1e-3 * range);
+    }
+    const std::string json = contactuq::study::to_json(contactuq::study::summarize_surrogate(out));
+    CHECK_THAT(json, Contains("\"kind\": \"gp\"") && Contains("\"q2_kfold\""));
+    std::filesystem::remove(out);
+    std::filesystem::remove(s.dir / "gp.training.h5");
+  }
+}

@@ -19,6 +19,11 @@
 //   or xi_i = Phi^-1(F_i(x_i)) (transform = "isoprobabilistic"),
 //   sqrt(b_{n+1}) psi_{n+1} = (xi - a_n) psi_n - sqrt(b_n) psi_{n-1},  psi_0 = 1,
 // with the recurrence coefficients a_n, b_n of each input's family stored beside it.
+//
+// A GP output (kind "gp", uq/gaussian_process.hpp) is conditioned again on the stored training
+// points with the stored kernel, trend and hyperparameters (the same computation as when it was
+// fitted, so the same values); the model then has, after the outputs, one output "<name>_sd" per
+// output: the GP's predictive standard deviation at x, in the output's unit.
 
 #include <Eigen/Core>
 #include <cstdint>
@@ -32,6 +37,7 @@
 #include "contactuq/io/study_file.hpp"
 #include "contactuq/model/model.hpp"
 #include "contactuq/uq/distribution.hpp"
+#include "contactuq/uq/gaussian_process.hpp"
 #include "contactuq/uq/pce.hpp"
 
 namespace contactuq::model {
@@ -65,6 +71,9 @@ struct surrogate_output {
   double q_norm = 1.0;
   std::string selection = "lars";
   std::size_t candidates = 0;
+  // kind "gp": the conditioned process (hyperparameters from maximum likelihood).
+  std::optional<uq::gaussian_process> gp = {};
+  double mean = 0.0, variance = 0.0;  ///< of the surrogate under the marginals [SI]
   surrogate_validation validation;
 };
 
