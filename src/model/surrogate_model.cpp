@@ -36,7 +36,8 @@ Eigen::MatrixXd read_matrix(const h5::group& g, std::string_view name) {
   const std::size_t rows = shape.empty() ? 0 : shape[0], cols = shape.size() > 1 ? shape[1] : 1;
   Eigen::MatrixXd m(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < cols; ++c) m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = v[r * cols + c];
+    for (std::size_t c = 0; c < cols; ++c)
+      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = v[r * cols + c];
   return m;
 }
 
@@ -76,12 +77,15 @@ void write_surrogate(h5::file& f, const surrogate_data& data) {
   s.set_attribute("q2_warning", data.q2_warning);
   s.set_attribute("test_samples", static_cast<std::int64_t>(data.test_samples));
   s.set_attribute("evaluation",
-                  "y = sum_t coefficients[t] prod_i psi_i[multi_indices[t, i]](xi_i); xi_i = (x_i - shift)/scale "
+                  "y = sum_t coefficients[t] prod_i psi_i[multi_indices[t, i]](xi_i); xi_i = (x_i "
+                  "- shift)/scale "
                   "(transform affine) or Phi^-1(F(x_i)) (isoprobabilistic); orthonormal psi by "
                   "sqrt(b[n+1]) psi[n+1] = (xi - a[n]) psi[n] - sqrt(b[n]) psi[n-1], psi[0] = 1");
-  s.write("x", row_major(data.x), static_cast<std::size_t>(data.x.rows()), static_cast<std::size_t>(data.x.cols()))
+  s.write("x", row_major(data.x), static_cast<std::size_t>(data.x.rows()),
+          static_cast<std::size_t>(data.x.cols()))
       .set_attribute("columns", in_names);
-  s.write("y", row_major(data.y), static_cast<std::size_t>(data.y.rows()), static_cast<std::size_t>(data.y.cols()))
+  s.write("y", row_major(data.y), static_cast<std::size_t>(data.y.rows()),
+          static_cast<std::size_t>(data.y.cols()))
       .set_attribute("columns", out_names);
 
   // The largest degree of each input over every output: how far its recurrence is stored.
@@ -129,8 +133,10 @@ void write_surrogate(h5::file& f, const surrogate_data& data) {
     g.set_attribute("q2_kfold", v.q2_kfold);
     g.set_attribute("loo_error", v.loo_error);
     g.set_attribute("corrected_loo_error", v.corrected_loo_error);
-    g.set_attribute("loo_note", "leave-one-out errors after the selection saw every point: optimistic; q2_kfold "
-                                "repeats the selection in every fold");
+    g.set_attribute(
+        "loo_note",
+        "leave-one-out errors after the selection saw every point: optimistic; q2_kfold "
+        "repeats the selection in every fold");
     if (v.test_error) g.set_attribute("test_error", *v.test_error);
     g.write("kfold_predictions", as_vector(v.kfold_predictions));
     std::vector<double> fold(v.fold.begin(), v.fold.end());
@@ -146,7 +152,8 @@ void write_surrogate(h5::file& f, const surrogate_data& data) {
       g.set_attribute("condition_estimate", gp.condition_estimate());
       g.set_attribute("mean", o.mean);
       g.set_attribute("variance", o.variance);
-      g.write("length_scales", as_vector(gp.hyperparameters().length_scales)).set_attribute("columns", in_names);
+      g.write("length_scales", as_vector(gp.hyperparameters().length_scales))
+          .set_attribute("columns", in_names);
       g.write("trend_coefficients", as_vector(gp.trend_coefficients()));
       g.write("weights", as_vector(gp.weights()));
       g.write("cholesky_factor", row_major(gp.cholesky_factor()), gp.size(), gp.size());
@@ -163,7 +170,8 @@ void write_surrogate(h5::file& f, const surrogate_data& data) {
     g.set_attribute("candidates", static_cast<std::int64_t>(o.candidates));
     g.set_attribute("mean", c.mean());
     g.set_attribute("variance", c.variance());
-    g.write("multi_indices", row_major(c.indices().cast<double>()), static_cast<std::size_t>(c.indices().rows()),
+    g.write("multi_indices", row_major(c.indices().cast<double>()),
+            static_cast<std::size_t>(c.indices().rows()),
             static_cast<std::size_t>(c.indices().cols()))
         .set_attribute("columns", in_names);
     g.write("coefficients", as_vector(c.coefficients()));
@@ -176,12 +184,14 @@ surrogate_data read_surrogate(const std::filesystem::path& file) {
   const h5::file f(file, h5::file_mode::read_only);
   if (!f.has_attribute("format") || f.string_attribute("format") != surrogate_format)
     throw std::runtime_error(fmt::format("{}: not a {} file", file.string(), surrogate_format));
-  if (!f.contains("surrogate")) throw std::runtime_error(fmt::format("{}: has no /surrogate group", file.string()));
+  if (!f.contains("surrogate"))
+    throw std::runtime_error(fmt::format("{}: has no /surrogate group", file.string()));
   const h5::group s = f.open_group("surrogate");
   surrogate_data d;
   d.kind = s.string_attribute("kind");
   if (d.kind != "pce" && d.kind != "gp")
-    throw std::runtime_error(fmt::format("{}: surrogate kind \"{}\" is not known to this build", file.string(), d.kind));
+    throw std::runtime_error(
+        fmt::format("{}: surrogate kind \"{}\" is not known to this build", file.string(), d.kind));
   d.model = s.string_attribute("model");
   d.training = s.string_attribute("training");
   d.folds = static_cast<std::size_t>(s.numeric_attribute<std::int64_t>("folds"));
@@ -190,8 +200,10 @@ surrogate_data read_surrogate(const std::filesystem::path& file) {
   d.test_samples = static_cast<std::size_t>(s.numeric_attribute<std::int64_t>("test_samples"));
   d.x = read_matrix(s, "x");
   d.y = read_matrix(s, "y");
-  const auto in_names = s.strings_attribute("inputs"), in_units = s.strings_attribute("input_units");
-  const auto out_names = s.strings_attribute("outputs"), out_units = s.strings_attribute("output_units");
+  const auto in_names = s.strings_attribute("inputs"),
+             in_units = s.strings_attribute("input_units");
+  const auto out_names = s.strings_attribute("outputs"),
+             out_units = s.strings_attribute("output_units");
   const h5::group inputs = s.open_group("inputs");
   std::vector<uq::chaos_input> chaos_inputs;
   for (std::size_t i = 0; i < in_names.size(); ++i) {
@@ -199,8 +211,10 @@ surrogate_data read_surrogate(const std::filesystem::path& file) {
     const auto names = g.strings_attribute("parameter_names");
     const auto values = g.doubles_attribute("parameter_values");
     std::map<std::string, double> params;
-    for (std::size_t k = 0; k < names.size() && k < values.size(); ++k) params[names[k]] = values[k];
-    surrogate_input in{in_names[i], in_units.at(i), uq::make_distribution(g.string_attribute("distribution"), params),
+    for (std::size_t k = 0; k < names.size() && k < values.size(); ++k)
+      params[names[k]] = values[k];
+    surrogate_input in{in_names[i], in_units.at(i),
+                       uq::make_distribution(g.string_attribute("distribution"), params),
                        g.numeric_attribute<double>("low"), g.numeric_attribute<double>("high")};
     chaos_inputs.emplace_back(in.marginal);
     d.inputs.push_back(std::move(in));
@@ -214,17 +228,20 @@ surrogate_data read_surrogate(const std::filesystem::path& file) {
     o.validation.q2_kfold = g.numeric_attribute<double>("q2_kfold");
     o.validation.loo_error = g.numeric_attribute<double>("loo_error");
     o.validation.corrected_loo_error = g.numeric_attribute<double>("corrected_loo_error");
-    if (g.has_attribute("test_error")) o.validation.test_error = g.numeric_attribute<double>("test_error");
+    if (g.has_attribute("test_error"))
+      o.validation.test_error = g.numeric_attribute<double>("test_error");
     o.validation.kfold_predictions = as_eigen(g.open_dataset("kfold_predictions").read_doubles());
-    for (double k : g.open_dataset("fold").read_doubles()) o.validation.fold.push_back(static_cast<std::size_t>(k));
+    for (double k : g.open_dataset("fold").read_doubles())
+      o.validation.fold.push_back(static_cast<std::size_t>(k));
     o.mean = g.numeric_attribute<double>("mean");
     o.variance = g.numeric_attribute<double>("variance");
     if (d.kind == "gp") {
       const uq::gp_hyperparameters h{as_eigen(g.open_dataset("length_scales").read_doubles()),
                                      g.numeric_attribute<double>("process_variance"),
                                      g.numeric_attribute<double>("nugget")};
-      o.gp.emplace(uq::parse_gp_kernel(g.string_attribute("kernel")), uq::parse_gp_trend(g.string_attribute("trend")),
-                   d.x, Eigen::VectorXd(d.y.col(static_cast<Eigen::Index>(j))), h);
+      o.gp.emplace(uq::parse_gp_kernel(g.string_attribute("kernel")),
+                   uq::parse_gp_trend(g.string_attribute("trend")), d.x,
+                   Eigen::VectorXd(d.y.col(static_cast<Eigen::Index>(j))), h);
       d.outputs.push_back(std::move(o));
       continue;
     }
@@ -234,7 +251,8 @@ surrogate_data read_surrogate(const std::filesystem::path& file) {
     o.selection = g.string_attribute("selection");
     o.candidates = static_cast<std::size_t>(g.numeric_attribute<std::int64_t>("candidates"));
     const Eigen::MatrixXd indices = read_matrix(g, "multi_indices");
-    o.chaos.emplace(chaos_inputs, indices.cast<int>(), as_eigen(g.open_dataset("coefficients").read_doubles()));
+    o.chaos.emplace(chaos_inputs, indices.cast<int>(),
+                    as_eigen(g.open_dataset("coefficients").read_doubles()));
     d.outputs.push_back(std::move(o));
   }
   return d;
@@ -251,7 +269,9 @@ surrogate_model surrogate_model::from_study(const io::study_table& t) {
   std::filesystem::path p = t.string("file");
   if (p.is_relative()) p = std::filesystem::path(t.file()).parent_path() / p;
   if (!std::filesystem::exists(p))
-    t.fail("file", fmt::format("{} does not exist (relative paths are taken from the study's folder)", p.string()));
+    t.fail("file",
+           fmt::format("{} does not exist (relative paths are taken from the study's folder)",
+                       p.string()));
   std::shared_ptr<const surrogate_data> data;
   try {
     data = std::make_shared<const surrogate_data>(read_surrogate(p));
@@ -264,12 +284,16 @@ surrogate_model surrogate_model::from_study(const io::study_table& t) {
 std::vector<variable> surrogate_model::inputs() const {
   std::vector<variable> v;
   for (const auto& in : data_->inputs) {
-    variable x{.name = in.name, .dim = dimension_of(in.unit), .nominal = in.marginal.mean(), .unit = in.unit};
+    variable x{.name = in.name,
+               .dim = dimension_of(in.unit),
+               .nominal = in.marginal.mean(),
+               .unit = in.unit};
     // Extrapolating: a polynomial of an affine map is defined everywhere; the transform
     // Phi^-1(F(x)) only on the marginal's support.
-    x.valid = !extrapolate_                     ? valid_range{in.low, in.high}
-              : uq::chaos_input(in.marginal).transformed() ? valid_range{in.marginal.lower(), in.marginal.upper()}
-                                                             : valid_range{};
+    x.valid = !extrapolate_ ? valid_range{in.low, in.high}
+              : uq::chaos_input(in.marginal).transformed()
+                  ? valid_range{in.marginal.lower(), in.marginal.upper()}
+                  : valid_range{};
     v.push_back(std::move(x));
   }
   return v;
@@ -277,7 +301,8 @@ std::vector<variable> surrogate_model::inputs() const {
 
 std::vector<variable> surrogate_model::outputs() const {
   std::vector<variable> v;
-  for (const auto& o : data_->outputs) v.push_back({.name = o.name, .dim = dimension_of(o.unit), .unit = o.unit});
+  for (const auto& o : data_->outputs)
+    v.push_back({.name = o.name, .dim = dimension_of(o.unit), .unit = o.unit});
   for (const auto& o : data_->outputs)
     if (o.gp) v.push_back({.name = o.name + "_sd", .dim = dimension_of(o.unit), .unit = o.unit});
   return v;
@@ -288,10 +313,11 @@ evaluation surrogate_model::evaluate(std::span<const double> x) const {
   for (std::size_t i = 0; i < x.size(); ++i) {
     const surrogate_input& in = data_->inputs[i];
     if (!extrapolate_ && !(x[i] >= in.low && x[i] <= in.high))
-      throw parameter_error(in.name, fmt::format("{} = {} is outside the surrogate's training box [{}, {}] {}; set "
-                                                 "extrapolate = true in [model] to evaluate it anyway",
-                                                 in.name, format_value(x[i]), format_value(in.low),
-                                                 format_value(in.high), in.unit));
+      throw parameter_error(
+          in.name, fmt::format("{} = {} is outside the surrogate's training box [{}, {}] {}; set "
+                               "extrapolate = true in [model] to evaluate it anyway",
+                               in.name, format_value(x[i]), format_value(in.low),
+                               format_value(in.high), in.unit));
     row(0, static_cast<Eigen::Index>(i)) = x[i];
   }
   evaluation e;

@@ -49,7 +49,8 @@ struct scratch {
   ~scratch() { std::filesystem::remove_all(dir); }
 };
 
-eng::run_result run(const std::string& text, const std::filesystem::path& study_path, const std::filesystem::path& out) {
+eng::run_result run(const std::string& text, const std::filesystem::path& study_path,
+                    const std::filesystem::path& out) {
   {
     std::ofstream f(study_path);
     f << text;
@@ -68,8 +69,10 @@ double ishigami(double x1, double x2, double x3) {
 
 }  // namespace
 
-TEST_CASE("Ishigami from 150 evaluations: Sobol indices within 5e-3, K-fold Q2 within 2x of a 10^4-point test",
-          "[engine][surrogate]") {
+TEST_CASE(
+    "Ishigami from 150 evaluations: Sobol indices within 5e-3, K-fold Q2 within 2x of a 10^4-point "
+    "test",
+    "[engine][surrogate]") {
   // Closed forms (Sudret 2008, a = 7, b = 0.1): V = a^2/8 + b pi^4/5 + b^2 pi^8/18 + 1/2,
   // V1 = (1 + b pi^4/5)^2/2, V2 = a^2/8, V13 = b^2 pi^8 (1/18 - 1/50).
   const double a = 7.0, b = 0.1;
@@ -82,7 +85,8 @@ TEST_CASE("Ishigami from 150 evaluations: Sobol indices within 5e-3, K-fold Q2 w
   const int seeds[] = {11, 12, 13, 14};
   for (int seed : seeds) {
     const auto out = s.dir / "pce.h5";
-    const std::string text = replaced(shipped_text(), "seed = 2026", "seed = " + std::to_string(seed));
+    const std::string text =
+        replaced(shipped_text(), "seed = 2026", "seed = " + std::to_string(seed));
     const eng::run_result r = run(text, s.dir / "ishigami.toml", out);
     REQUIRE(r.exit_code == 0);
     const cm::surrogate_data d = cm::read_surrogate(out);
@@ -90,7 +94,8 @@ TEST_CASE("Ishigami from 150 evaluations: Sobol indices within 5e-3, K-fold Q2 w
     REQUIRE(d.outputs.size() == 1);
     const cm::surrogate_output& y = d.outputs.front();
     const Eigen::VectorXd s1 = y.chaos->first_order_indices(), st = y.chaos->total_order_indices();
-    INFO("seed " << seed << ": degree " << y.degree << ", " << y.chaos->indices().rows() << " terms");
+    INFO("seed " << seed << ": degree " << y.degree << ", " << y.chaos->indices().rows()
+                 << " terms");
     for (int i = 0; i < 3; ++i) {
       CHECK(std::abs(s1(i) - first[i]) < 5e-3);
       CHECK(std::abs(st(i) - total[i]) < 5e-3);
@@ -99,7 +104,8 @@ TEST_CASE("Ishigami from 150 evaluations: Sobol indices within 5e-3, K-fold Q2 w
     CHECK(y.chaos->variance() == Approx(v).epsilon(5e-3));
     REQUIRE(y.validation.test_error);
     const double kfold = 1 - y.validation.q2_kfold, test = *y.validation.test_error;
-    INFO("K-fold 1 - Q2 " << kfold << ", test " << test << ", post-selection LOO* " << y.validation.corrected_loo_error);
+    INFO("K-fold 1 - Q2 " << kfold << ", test " << test << ", post-selection LOO* "
+                          << y.validation.corrected_loo_error);
     CHECK(kfold / test > 0.25);
     CHECK(kfold / test < 4.0);
     log_ratio += std::log(kfold / test) / std::size(seeds);
@@ -111,8 +117,10 @@ TEST_CASE("Ishigami from 150 evaluations: Sobol indices within 5e-3, K-fold Q2 w
   CHECK(std::exp(log_ratio) < 2.0);
 }
 
-TEST_CASE("the surrogate file rebuilds the PCE without contactuq; from = an ensemble file refits it without the model",
-          "[engine][surrogate]") {
+TEST_CASE(
+    "the surrogate file rebuilds the PCE without contactuq; from = an ensemble file refits it "
+    "without the model",
+    "[engine][surrogate]") {
   scratch s("file");
   const auto out = s.dir / "pce.h5";
   const std::string text = replaced(shipped_text(), "test_samples = 10000", "test_samples = 0");
@@ -122,7 +130,8 @@ TEST_CASE("the surrogate file rebuilds the PCE without contactuq; from = an ense
   CHECK(io::file_format(out) == "contactuq-surrogate");
   const cm::surrogate_data d = cm::read_surrogate(out);
 
-  SECTION("the stored recurrences, maps, multi-indices and coefficients give the expansion's values") {
+  SECTION(
+      "the stored recurrences, maps, multi-indices and coefficients give the expansion's values") {
     namespace h5 = io::hdf5;
     const h5::file f(out, h5::file_mode::read_only);
     CHECK(f.string_attribute("method") == "surrogate");
@@ -134,7 +143,8 @@ TEST_CASE("the surrogate file rebuilds the PCE without contactuq; from = an ense
     const std::vector<double> c = y.open_dataset("coefficients").read_doubles();
     const std::vector<double> alpha = y.open_dataset("multi_indices").read_doubles();
     const Eigen::MatrixXd x = contactuq::uq::map_to_inputs(
-        contactuq::uq::unit_design(50, 3, {.kind = contactuq::uq::design_kind::monte_carlo, .seed = 5}),
+        contactuq::uq::unit_design(50, 3,
+                                   {.kind = contactuq::uq::design_kind::monte_carlo, .seed = 5}),
         std::vector<contactuq::uq::distribution>(3, contactuq::uq::make_uniform(-pi, pi)));
     const Eigen::VectorXd expected = d.outputs.front().chaos->evaluate(x);
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
@@ -142,18 +152,22 @@ TEST_CASE("the surrogate file rebuilds the PCE without contactuq; from = an ense
       for (std::size_t i = 0; i < 3; ++i) {
         const h5::group in = g.open_group("inputs").open_group(inputs[i]);
         REQUIRE(in.string_attribute("transform") == "affine");
-        const double xi = (x(r, static_cast<Eigen::Index>(i)) - in.numeric_attribute<double>("shift")) /
-                          in.numeric_attribute<double>("scale");
-        const auto ra = in.open_dataset("recurrence_a").read_doubles(), rb = in.open_dataset("recurrence_b").read_doubles();
+        const double xi =
+            (x(r, static_cast<Eigen::Index>(i)) - in.numeric_attribute<double>("shift")) /
+            in.numeric_attribute<double>("scale");
+        const auto ra = in.open_dataset("recurrence_a").read_doubles(),
+                   rb = in.open_dataset("recurrence_b").read_doubles();
         std::vector<double> p{1.0};
         for (std::size_t n = 0; n + 1 < rb.size(); ++n)
-          p.push_back(((xi - ra[n]) * p[n] - (n > 0 ? std::sqrt(rb[n]) * p[n - 1] : 0.0)) / std::sqrt(rb[n + 1]));
+          p.push_back(((xi - ra[n]) * p[n] - (n > 0 ? std::sqrt(rb[n]) * p[n - 1] : 0.0)) /
+                      std::sqrt(rb[n + 1]));
         psi.push_back(p);
       }
       double sum = 0.0;
       for (std::size_t t = 0; t < c.size(); ++t) {
         double term = c[t];
-        for (std::size_t i = 0; i < 3; ++i) term *= psi[i][static_cast<std::size_t>(alpha[t * 3 + i])];
+        for (std::size_t i = 0; i < 3; ++i)
+          term *= psi[i][static_cast<std::size_t>(alpha[t * 3 + i])];
         sum += term;
       }
       CHECK(sum == Approx(expected(r)).epsilon(1e-12).margin(1e-12));
@@ -161,7 +175,8 @@ TEST_CASE("the surrogate file rebuilds the PCE without contactuq; from = an ense
   }
 
   SECTION("from = the training ensemble: the same points, the same expansion, no model run") {
-    std::string from = replaced(text, "[sampling]\ndesign = \"latin_hypercube\"\nsamples = 150\nseed = 2026\n", "");
+    std::string from = replaced(
+        text, "[sampling]\ndesign = \"latin_hypercube\"\nsamples = 150\nseed = 2026\n", "");
     from = replaced(from, "kind = \"pce\"", "kind = \"pce\"\nfrom = \"pce.training.h5\"");
     const eng::run_result r = run(from, s.dir / "from.toml", s.dir / "from.h5");
     REQUIRE(r.exit_code == 0);
@@ -173,10 +188,13 @@ TEST_CASE("the surrogate file rebuilds the PCE without contactuq; from = an ense
     CHECK(!std::filesystem::exists(s.dir / "from.training.h5"));
   }
 
-  SECTION("summarize --json: kind, K-fold Q2, the labelled LOO error, moments and Sobol indices per output") {
+  SECTION(
+      "summarize --json: kind, K-fold Q2, the labelled LOO error, moments and Sobol indices per "
+      "output") {
     const std::string json = contactuq::study::to_json(contactuq::study::summarize_surrogate(out));
-    for (const char* key : {"\"surrogate\"", "\"kind\": \"pce\"", "\"q2_kfold\"", "\"loo_error\"", "\"loo_error_note\"",
-                            "\"mean\"", "\"variance\"", "\"sobol\"", "\"first\"", "\"total\"", "\"x3\""})
+    for (const char* key : {"\"surrogate\"", "\"kind\": \"pce\"", "\"q2_kfold\"", "\"loo_error\"",
+                            "\"loo_error_note\"", "\"mean\"", "\"variance\"", "\"sobol\"",
+                            "\"first\"", "\"total\"", "\"x3\""})
       CHECK_THAT(json, Contains(key));
     const std::string text2 = contactuq::study::to_text(contactuq::study::summarize_surrogate(out));
     CHECK_THAT(text2, Contains("optimistic"));
@@ -219,10 +237,12 @@ seed = 9
     }
     CHECK(worst < 0.1);  // of a range of about 20; 1 - Q2 ~ 3e-6 means an rms error ~ 0.007
     // Outside the training box: refused when the study is read.
-    const std::string wide = replaced(sample, "low = -3.141592653589793\nhigh = 3.141592653589793\n[parameters.x2]",
-                                      "low = -4\nhigh = 4\n[parameters.x2]");
+    const std::string wide =
+        replaced(sample, "low = -3.141592653589793\nhigh = 3.141592653589793\n[parameters.x2]",
+                 "low = -4\nhigh = 4\n[parameters.x2]");
     CHECK_THROWS_WITH(run(wide, s.dir / "wide.toml", s.dir / "wide.h5"), Contains("x1"));
-    const std::string extrapolated = replaced(wide, "file = \"pce.h5\"", "file = \"pce.h5\"\nextrapolate = true");
+    const std::string extrapolated =
+        replaced(wide, "file = \"pce.h5\"", "file = \"pce.h5\"\nextrapolate = true");
     CHECK(run(extrapolated, s.dir / "wide2.toml", s.dir / "wide2.h5").exit_code == 0);
   }
 }
@@ -234,17 +254,24 @@ TEST_CASE("surrogate studies refuse what they cannot do, at the key", "[engine][
     CHECK_THROWS_WITH(run(t, s.dir / "bad.toml", s.dir / "bad.h5"), Contains(what));
   };
   refused(replaced(text, "folds = 10 ", "folds = 1 "), "folds");
-  refused(replaced(text, "kind = \"pce\"", "kind = \"pce\"\noutputs = [\"z\"]"), "no output of model");
+  refused(replaced(text, "kind = \"pce\"", "kind = \"pce\"\noutputs = [\"z\"]"),
+          "no output of model");
   refused(replaced(text, "kind = \"pce\"", "kind = \"kriging\""), "kind");
   refused(replaced(text, "kind = \"pce\"", "kind = \"pce\"\nfrom = \"nowhere.h5\""), "not both");
-  const std::string unsampled = replaced(text, "[sampling]\ndesign = \"latin_hypercube\"\nsamples = 150\nseed = 2026\n", "");
-  refused(replaced(unsampled, "kind = \"pce\"", "kind = \"pce\"\nfrom = \"nowhere.h5\""), "does not exist");
-  refused(text + "\n[[sampling.correlation]]\nbetween = [\"x1\", \"x2\"]\nrho = 0.5\n", "independent");
-  refused(replaced(text, "samples = 150", "samples = 4"), "folds = 10: must be in [2, 4] (the number of points)");
+  const std::string unsampled =
+      replaced(text, "[sampling]\ndesign = \"latin_hypercube\"\nsamples = 150\nseed = 2026\n", "");
+  refused(replaced(unsampled, "kind = \"pce\"", "kind = \"pce\"\nfrom = \"nowhere.h5\""),
+          "does not exist");
+  refused(text + "\n[[sampling.correlation]]\nbetween = [\"x1\", \"x2\"]\nrho = 0.5\n",
+          "independent");
+  refused(replaced(text, "samples = 150", "samples = 4"),
+          "folds = 10: must be in [2, 4] (the number of points)");
 }
 
-TEST_CASE("kind = \"gp\": Branin from 40 evaluations, K-fold Q2 >= 0.99 and never optimistic; the model gives mean and sd",
-          "[engine][surrogate]") {
+TEST_CASE(
+    "kind = \"gp\": Branin from 40 evaluations, K-fold Q2 >= 0.99 and never optimistic; the model "
+    "gives mean and sd",
+    "[engine][surrogate]") {
   // Branin on [-5, 10] x [0, 15]; uq/gaussian_process.hpp's tests measure Q2 >= 0.999 on a test
   // set from 40 points. Here the surrogate method around it: the maximum likelihood repeated in
   // every fold, and the GP read back as a model.
@@ -278,13 +305,16 @@ test_samples = 2000
   scratch s("gp");
   for (int seed : {3, 4}) {
     const auto out = s.dir / "gp.h5";
-    REQUIRE(run(replaced(text, "SEED", std::to_string(seed)), s.dir / "branin.toml", out).exit_code == 0);
+    REQUIRE(
+        run(replaced(text, "SEED", std::to_string(seed)), s.dir / "branin.toml", out).exit_code ==
+        0);
     const cm::surrogate_data d = cm::read_surrogate(out);
     REQUIRE(d.kind == "gp");
     const cm::surrogate_output& f = d.outputs.front();
     REQUIRE(f.gp);
     REQUIRE(f.validation.test_error);
-    INFO("seed " << seed << ": K-fold 1 - Q2 " << 1 - f.validation.q2_kfold << ", test " << *f.validation.test_error);
+    INFO("seed " << seed << ": K-fold 1 - Q2 " << 1 - f.validation.q2_kfold << ", test "
+                 << *f.validation.test_error);
     CHECK(f.validation.q2_kfold >= 0.99);
     CHECK(*f.validation.test_error < 0.01);
     CHECK(1 - f.validation.q2_kfold > 0.5 * *f.validation.test_error);

@@ -34,7 +34,8 @@ cm::surrogate_data fitted() {
                                         uq::make_lognormal(1.0, 0.1)};
   const Eigen::MatrixXd x = uq::map_to_inputs(uq::unit_design(80, 3, {.seed = 4}), m);
   Eigen::MatrixXd y(x.rows(), 1);
-  for (Eigen::Index r = 0; r < x.rows(); ++r) y(r, 0) = 2 + x(r, 0) + x(r, 0) * x(r, 1) + x(r, 2) * x(r, 2);
+  for (Eigen::Index r = 0; r < x.rows(); ++r)
+    y(r, 0) = 2 + x(r, 0) + x(r, 0) * x(r, 1) + x(r, 2) * x(r, 2);
   cm::surrogate_data d;
   d.model = "expression";
   d.x = x;
@@ -48,7 +49,8 @@ cm::surrogate_data fitted() {
     d.inputs.push_back({names[i], units[i], m[i], std::isfinite(lo) ? lo : col.minCoeff(),
                         std::isfinite(hi) ? hi : col.maxCoeff()});
   }
-  uq::pce_fit f = uq::fit_pce(m, x, y.col(0), {.max_degree = 4, .selection = uq::pce_selection::full});
+  uq::pce_fit f =
+      uq::fit_pce(m, x, y.col(0), {.max_degree = 4, .selection = uq::pce_selection::full});
   cm::surrogate_output o;
   o.name = "y";
   o.unit = "m";
@@ -66,14 +68,16 @@ cm::surrogate_data fitted() {
 
 void write(const std::filesystem::path& file, const cm::surrogate_data& d) {
   io::hdf5::file f(file, io::hdf5::file_mode::create);
-  io::write_result_header(f, {.format = cm::surrogate_format, .method = "surrogate", .model = d.model});
+  io::write_result_header(
+      f, {.format = cm::surrogate_format, .method = "surrogate", .model = d.model});
   cm::write_surrogate(f, d);
   f.close();
 }
 
 }  // namespace
 
-TEST_CASE("a surrogate file reads back as written and evaluates as the expansion", "[model][surrogate]") {
+TEST_CASE("a surrogate file reads back as written and evaluates as the expansion",
+          "[model][surrogate]") {
   scratch s;
   const auto file = s.dir / "pce.h5";
   const cm::surrogate_data d = fitted();
@@ -104,7 +108,8 @@ TEST_CASE("a surrogate file reads back as written and evaluates as the expansion
   }
   // Outside the box: refused naming the input, unless extrapolating.
   const std::vector<double> outside{d.x.col(0).maxCoeff() + 0.1, 1.0, 1.0};
-  CHECK_THROWS_WITH(m.evaluate(outside), Contains("a = ") && Contains("training box") && Contains("extrapolate"));
+  CHECK_THROWS_WITH(m.evaluate(outside),
+                    Contains("a = ") && Contains("training box") && Contains("extrapolate"));
   const cm::model wide(cm::surrogate_model(std::make_shared<const cm::surrogate_data>(r), true));
   CHECK(std::isinf(wide.inputs()[0].valid.high));
   CHECK(wide.inputs()[2].valid.low == 0.0);  // the transform: the lognormal's support
@@ -117,18 +122,25 @@ TEST_CASE("the registry builds a surrogate model from [model] file = ...", "[mod
   const auto study = [&](const std::string& text) {
     return io::study_document::parse(text, (s.dir / "study.toml").string());
   };
-  const cm::model m = cm::make_model(study("[model]\ntype = \"surrogate\"\nfile = \"pce.h5\"\n").root().table("model"));
+  const cm::model m = cm::make_model(
+      study("[model]\ntype = \"surrogate\"\nfile = \"pce.h5\"\n").root().table("model"));
   CHECK(m.name() == "surrogate");
   CHECK(m.output_names() == std::vector<std::string>{"y"});
-  CHECK_THROWS_WITH(cm::make_model(study("[model]\ntype = \"surrogate\"\nfile = \"none.h5\"\n").root().table("model")),
-                    Contains("does not exist"));
+  CHECK_THROWS_WITH(
+      cm::make_model(
+          study("[model]\ntype = \"surrogate\"\nfile = \"none.h5\"\n").root().table("model")),
+      Contains("does not exist"));
   {
     io::hdf5::file f(s.dir / "other.h5", io::hdf5::file_mode::create);
     io::write_result_header(f, {.format = "contactuq-evaluate", .method = "evaluate"});
   }
-  CHECK_THROWS_WITH(cm::make_model(study("[model]\ntype = \"surrogate\"\nfile = \"other.h5\"\n").root().table("model")),
-                    Contains("not a contactuq-surrogate file"));
   CHECK_THROWS_WITH(
-      cm::make_model(study("[model]\ntype = \"surrogate\"\nfile = \"pce.h5\"\nwide = true\n").root().table("model")),
+      cm::make_model(
+          study("[model]\ntype = \"surrogate\"\nfile = \"other.h5\"\n").root().table("model")),
+      Contains("not a contactuq-surrogate file"));
+  CHECK_THROWS_WITH(
+      cm::make_model(study("[model]\ntype = \"surrogate\"\nfile = \"pce.h5\"\nwide = true\n")
+                         .root()
+                         .table("model")),
       Contains("wide"));
 }

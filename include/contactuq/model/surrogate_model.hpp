@@ -47,18 +47,18 @@ inline constexpr std::int64_t surrogate_format_version = 1;
 
 struct surrogate_input {
   std::string name;
-  std::string unit;            ///< SI unit text ("" dimensionless)
-  uq::distribution marginal;   ///< the input's law in the training study [SI]
+  std::string unit;              ///< SI unit text ("" dimensionless)
+  uq::distribution marginal;     ///< the input's law in the training study [SI]
   double low = 0.0, high = 0.0;  ///< the training box [SI]
 };
 
 // The validation of one output's surrogate.
 struct surrogate_validation {
-  double q2_kfold = 0.0;          ///< K-fold Q2, the selection repeated in every fold
-  Eigen::VectorXd kfold_predictions;  ///< yhat_i from the fold without point i
-  std::vector<std::size_t> fold;  ///< each training point's fold
-  double loo_error = 0.0;         ///< post-selection LOO error eps_LOO (optimistic)
-  double corrected_loo_error = 0.0;  ///< post-selection eps_LOO* (optimistic)
+  double q2_kfold = 0.0;                  ///< K-fold Q2, the selection repeated in every fold
+  Eigen::VectorXd kfold_predictions;      ///< yhat_i from the fold without point i
+  std::vector<std::size_t> fold;          ///< each training point's fold
+  double loo_error = 0.0;                 ///< post-selection LOO error eps_LOO (optimistic)
+  double corrected_loo_error = 0.0;       ///< post-selection eps_LOO* (optimistic)
   std::optional<double> test_error = {};  ///< 1 - Q2 on the independent test set, when there is one
 };
 
@@ -83,8 +83,8 @@ struct surrogate_data {
   std::string model;  ///< the original model's registered name
   std::vector<surrogate_input> inputs;
   std::vector<surrogate_output> outputs;
-  Eigen::MatrixXd x;  ///< training inputs, N x d [SI]
-  Eigen::MatrixXd y;  ///< training outputs, N x outputs [SI]
+  Eigen::MatrixXd x;     ///< training inputs, N x d [SI]
+  Eigen::MatrixXd y;     ///< training outputs, N x outputs [SI]
   std::string training;  ///< where the training points came from (a file, or "sampling")
   std::size_t folds = 5;
   std::uint64_t fold_seed = 1;

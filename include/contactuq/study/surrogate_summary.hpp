@@ -20,7 +20,7 @@ struct surrogate_output_summary {
   std::optional<double> test_error = {};              ///< 1 - Q2 on the test set
   double mean = 0.0, variance = 0.0;
   std::vector<double> sobol_first = {}, sobol_total = {};  ///< one per input
-  bool below_warning = false;                    ///< q2_kfold < the study's q2_warning
+  bool below_warning = false;                              ///< q2_kfold < the study's q2_warning
 };
 
 struct surrogate_summary {

@@ -21,14 +21,13 @@ namespace contactuq::uq {
 // Fits a surrogate to (x_train, y_train), the whole selection included, and returns its
 // predictions at the rows of x_test. Called for the K folds at once from several threads: it
 // must not share mutable state between calls. May throw (the fold's failure is reported).
-using fit_and_predict =
-    std::function<Eigen::VectorXd(const Eigen::MatrixXd& x_train, const Eigen::VectorXd& y_train,
-                                  const Eigen::MatrixXd& x_test)>;
+using fit_and_predict = std::function<Eigen::VectorXd(
+    const Eigen::MatrixXd& x_train, const Eigen::VectorXd& y_train, const Eigen::MatrixXd& x_test)>;
 
 struct cross_validation_options {
-  std::size_t folds = 5;    ///< K, in [2, N]
-  std::uint64_t seed = 1;   ///< of the fold assignment
-  void validate() const;    ///< parameter_error("folds")
+  std::size_t folds = 5;   ///< K, in [2, N]
+  std::uint64_t seed = 1;  ///< of the fold assignment
+  void validate() const;   ///< parameter_error("folds")
 };
 
 struct cross_validation_result {
