@@ -3,14 +3,10 @@ against the model's values with the 1:1 line (each point predicted by the fit ma
 fold, so the scatter is the honest error), and for a PCE the first and total Sobol indices read
 from the expansion."""
 
-import h5py
 import numpy as np
 
+from .. import load
 from .style import COLOURS, plt, save
-
-
-def _texts(values):
-    return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
 
 
 def _kfold_figure(name, unit, y, predicted, q2, loo, outdir, fmt):
@@ -44,21 +40,20 @@ def _sobol_figure(name, inputs, first, total, outdir, fmt):
 
 
 def plot(path, outdir, fmt, args):
+    r = load(path, "contactuq-surrogate")
+    inputs = list(r.attr("surrogate", "inputs"))
+    names = list(r.attr("surrogate", "outputs"))
+    units = list(r.attr("surrogate", "output_units"))
+    y = r["surrogate/y"]
+    chosen = args.outputs or names
     written = []
-    with h5py.File(path, "r") as f:
-        s = f["surrogate"]
-        inputs = _texts(s.attrs["inputs"])
-        names = _texts(s.attrs["outputs"])
-        units = _texts(s.attrs["output_units"])
-        y = s["y"][()]
-        chosen = args.outputs or names
-        for j, name in enumerate(names):
-            if name not in chosen:
-                continue
-            o = s["outputs"][name]
-            written.append(_kfold_figure(name, units[j], y[:, j], o["kfold_predictions"][()],
-                                         float(o.attrs["q2_kfold"]), float(o.attrs["corrected_loo_error"]),
-                                         outdir, fmt))
-            if "sobol_first" in o:
-                written.append(_sobol_figure(name, inputs, o["sobol_first"][()], o["sobol_total"][()], outdir, fmt))
+    for j, name in enumerate(names):
+        if name not in chosen:
+            continue
+        g = f"surrogate/outputs/{name}"
+        written.append(_kfold_figure(name, units[j], y[:, j], r[f"{g}/kfold_predictions"],
+                                     float(r.attr(g, "q2_kfold")), float(r.attr(g, "corrected_loo_error")),
+                                     outdir, fmt))
+        if f"{g}/sobol_first" in r:
+            written.append(_sobol_figure(name, inputs, r[f"{g}/sobol_first"], r[f"{g}/sobol_total"], outdir, fmt))
     return written
