@@ -56,6 +56,7 @@ bench: build
 	bash bench/run_external_overhead.sh
 	bash bench/run_umbridge.sh
 	bash bench/run_pce.sh
+	bash bench/run_surrogate.sh
 
 clean:
 	rm -rf build out

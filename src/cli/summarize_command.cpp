@@ -1,7 +1,8 @@
 // `contactuq summarize FILE.h5 [--json]`: prints the library's report of an ensemble
 // (study/summary_report.hpp: statistics with intervals, status, rankings, limits, proportions,
 // nested per-case results) as tables or as JSON, and its summary of a reliability file
-// (study/reliability_summary.hpp); any other result file is described.
+// (study/reliability_summary.hpp) and of a surrogate file (study/surrogate_summary.hpp); any other
+// result file is described.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "contactuq/io/ensemble_store.hpp"
 #include "contactuq/study/reliability_summary.hpp"
 #include "contactuq/study/summary_report.hpp"
+#include "contactuq/study/surrogate_summary.hpp"
 
 namespace contactuq::cli {
 
@@ -296,6 +298,12 @@ void add_summarize_command(CLI::App& app, int& exit_code) {
           fmt::print("{}", study::to_text(summary));
       } else if (format == "contactuq-posterior") {
         fmt::print("{}", o->json ? calibrate::posterior_file_json(o->file) + "\n" : calibrate::describe_posterior_file(o->file));
+      } else if (format == "contactuq-surrogate") {
+        const study::surrogate_summary summary = study::summarize_surrogate(o->file);
+        if (o->json)
+          fmt::print("{}\n", study::to_json(summary));
+        else
+          fmt::print("{}", study::to_text(summary));
       } else {
         print_result_description(o->file, o->json);
       }

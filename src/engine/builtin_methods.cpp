@@ -16,11 +16,12 @@ method calibrate_method();
 method morris_method();
 method reliability_method();
 method bayesian_method();
+method surrogate_method();
 
 std::vector<method> builtin_methods() {
   return {evaluate_method(), curve_method(),    sweep_method(),    impact_method(),    pinslot_method(),
           sample_method(),   nested_method(),   optimize_method(), calibrate_method(), morris_method(),
-          reliability_method(), bayesian_method()};
+          reliability_method(), bayesian_method(), surrogate_method()};
 }
 
 }  // namespace contactuq::engine::detail

@@ -12,6 +12,7 @@
 #include "contactuq/model/impact_model.hpp"
 #include "contactuq/model/pinslot_model.hpp"
 #include "contactuq/model/receptacle_pin_model.hpp"
+#include "contactuq/model/surrogate_model.hpp"
 #include "contactuq/model/switch_model.hpp"
 #include "contactuq/model/threaded_insertion_model.hpp"
 #include "contactuq/model/umbridge_model.hpp"
@@ -37,6 +38,7 @@ registry::registry() {
   factories.emplace("expression", [](const io::study_table& t) { return model(expression_model::from_study(t)); });
   factories.emplace("external", [](const io::study_table& t) { return model(external_model::from_study(t)); });
   factories.emplace("umbridge", [](const io::study_table& t) { return model(umbridge_model::from_study(t)); });
+  factories.emplace("surrogate", [](const io::study_table& t) { return model(surrogate_model::from_study(t)); });
 }
 
 // Built with the built-in models on first use, once (a function-local static: thread-safe),

@@ -18,7 +18,7 @@ TEST_CASE("every method's shipped study runs, summarizes and plots", "[cli][engi
   const std::string studies = std::string(CONTACTUQ_SOURCE_DIR) + "/studies/";
   for (const char* name : {"williams_bifurcated", "williams_sweep_mu", "impact_models", "pinslot_validation",
                            "switch_evaluate", "fit_williams", "calibrate_switch", "impact_uq", "quickstart",
-                           "receptacle_morris", "receptacle_force_reliability"}) {
+                           "receptacle_morris", "receptacle_force_reliability", "surrogate_ishigami"}) {
     INFO(name);
     // In a folder that does not exist yet: every method makes it.
     const std::string out = (dir / name / "result.h5").string();

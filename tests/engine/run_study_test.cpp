@@ -59,6 +59,8 @@ TEST_CASE("every shipped study names or implies its method", "[engine]") {
       {"reliability_linear_subset.toml", "reliability"},
       {"reliability_lognormal_ratio.toml", "reliability"},
       {"receptacle_robust_design.toml", "optimize"},
+      {"surrogate_ishigami.toml", "surrogate"},
+      {"surrogate_threaded_insertion.toml", "surrogate"},
       {"switch_epistemic.toml", "sample"},
       {"switch_evaluate.toml", "evaluate"},
       {"switch_nominal.toml", "sample"},
