@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Outcome table of studies/threaded_nicolson_runup.toml: Nicolson's rows 5.1-1..3 and 5.2-1..4
+"""Outcome table of scripts/threaded_nicolson_runup.toml: Nicolson's rows 5.1-1..3
 over run-up (ramp, thesis) x grasp damping (0, 0.2) x Pi = (p/v) sqrt(k_t/m).
 
-    contactuq run studies/threaded_nicolson_runup.toml -o out/threaded_nicolson_runup.h5 -j 2
+    contactuq run scripts/threaded_nicolson_runup.toml -o out/threaded_nicolson_runup.h5 -j 2
     /usr/bin/python3 scripts/threaded_nicolson_runup.py out/threaded_nicolson_runup.h5
 
 Prints one line per (row, run-up, damping) with the outcome at each Pi (E engaged, X cross-threaded,

@@ -778,7 +778,7 @@ TEST_CASE("threaded insertion: a bolt held at a large tilt cross-threads (outcom
 }
 
 TEST_CASE("threaded insertion: Nicolson's rows 5.1-1..3 start quasi-statically under either run-up, without damping") {
-  // studies/threaded_nicolson_runup.toml at Pi = (p/v) sqrt(k_t/m) = 100 (v = 4.47 mm/s, m = 0.5 g,
+  // scripts/threaded_nicolson_runup.toml at Pi = (p/v) sqrt(k_t/m) = 100 (v = 4.47 mm/s, m = 0.5 g,
   // k_t = 0.1 N/mm), zeta = 0 as in the thesis, mu = 0.2: the thesis's bolt twists out (180 deg),
   // does not start (-90 deg) and tips out (in phase); here every row engages under the ramp and
   // under the thesis's run-up alike, so the run-up's reading is not what separates the model from
