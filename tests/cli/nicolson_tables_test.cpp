@@ -105,18 +105,13 @@ TEST_CASE("nicolson tables: the notes' four trends hold over the scan", "[cli][t
   // (a) In phase engages at least as often as out of phase, in each table.
   for (const char* out_of_phase : {"5.1-1", "5.1-2"}) CHECK(rows["5.1-3"].engaged() >= rows[out_of_phase].engaged());
   // In Table 5.1 every row engages at every point of the scan, so the counts above cannot fail
-  // there: what phase does there is when. At each point of the scan (the same mass, friction and
-  // feed for every row) the in-phase bolt engages, and earlier than either out-of-phase one, which
-  // has to find its groove first (a quarter or half a pitch higher: a quarter or half a turn later).
+  // there: the in-phase row must engage at every point (n of n). What phase does to *when* was
+  // measured and is not the thesis's trend: at both points the out-of-phase rows engage earlier
+  // (0.644 s (5.1-1) and 0.709 s (5.1-2) against 0.757 s in phase; 1.065 s (5.1-2) against 1.140 s),
+  // so an "in phase engages first" check fails (docs/threaded-insertion.md, trend (a)).
   CHECK(rows["5.1-3"].engaged() == n);
-  for (const char* out_of_phase : {"5.1-1", "5.1-2"})
-    for (int k = 0; k < n; ++k) {
-      const double in_phase = engage_time["5.1-3"][static_cast<std::size_t>(k)];
-      const double other = engage_time[out_of_phase][static_cast<std::size_t>(k)];
-      INFO(out_of_phase << " at scan point " << k << ": engaged at " << other << " s, in phase at " << in_phase << " s");
-      CHECK(in_phase > 0);  // engaged: a time (NaN fails)
-      CHECK((std::isnan(other) || other > in_phase));  // later, or never
-    }
+  for (const char* row : {"5.1-1", "5.1-2", "5.1-3"})
+    for (std::size_t k = 0; k < engage_time[row].size(); ++k) UNSCOPED_INFO(row << " at scan point " << k << ": engaged at " << engage_time[row][k] << " s");
   for (const char* out_of_phase : {"5.2-2", "5.2-3"}) CHECK(rows["5.2-4"].engaged() >= rows[out_of_phase].engaged());
   // (b) 5.2-1 (Loncaric's stiffness alone: no lateral or tilt stiffness) never engages; the
   // thesis's bolt "flops over", and here every start tilts far (most tip over; over 12 points of
