@@ -157,7 +157,7 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   std::vector<std::string_view> allowed = {"type", "thread", "law", "restitution", "contact_velocity",
                                            "v_t", "contact_length", "drive_torque_limit", "nut_height", "bolt_length", "density", "tip_angle",
                                            "points_per_turn", "relative_tolerance", "max_steps",
-                                           "stall_abort_turns", "curve_points", "feed_mode"};
+                                           "stall_abort_turns", "curve_points", "feed_mode", "runup"};
   for (const auto& f : input_fields()) allowed.push_back(f.name);
   for (const auto& key : t.keys())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
@@ -192,6 +192,13 @@ threaded_insertion_model threaded_insertion_model::from_study(const io::study_ta
   th.flank_angle = t.quantity_or("flank_angle", u::angle, th.flank_angle);
   th.root_radius = t.quantity_or("root_radius", u::length, 0.1 * pitch);
   th.runup_angle = t.quantity_or("runup_angle", u::angle, th.runup_angle);
+  // where the run-up sits: "ramp" (default) or "thesis" (full threads to the faces, the run-up a
+  // sliver beyond them; docs/threaded-insertion.md, "Run-up: the ramp against the thesis")
+  const std::string runup = t.string_or("runup", "ramp");
+  if (runup != "ramp" && runup != "thesis")
+    t.fail("runup", "must be \"ramp\" (the ridge's height ramps up from where it leaves the end face) or "
+                    "\"thesis\" (full threads up to the end faces, the run-up a sliver beyond them)");
+  th.runup = runup == "thesis" ? runup_kind::thesis : runup_kind::ramp;
   th.chamfer = t.quantity_or("chamfer", u::length, 0.0);
   th.nut_height = t.quantity_or("nut_height", u::length, 0.8 * d);
   th.bolt_length = t.quantity_or("bolt_length", u::length, 2.5 * d);

@@ -9,6 +9,14 @@ namespace contactuq::threaded {
 
 namespace detail {
 
+namespace {
+// The end faces cut a thread ridge: runup_kind::thesis with a run-up (and a thread to cut).
+bool thesis_edges(const thread_geometry& g) {
+  const auto& t = g.params();
+  return t.runup == runup_kind::thesis && t.runup_angle > 0 && !t.plain_bore;
+}
+}  // namespace
+
 Vector3d detector::local_point(const thread_geometry& g, probe_kind kind, double offset, double s) {
   const double p = g.params().pitch;
   switch (kind) {
@@ -23,11 +31,13 @@ Vector3d detector::local_point(const thread_geometry& g, probe_kind kind, double
       return {rn * std::cos(s), rn * std::sin(s), z};
     }
     case probe_kind::tip_circle: {
-      const double rb = g.bolt_minor_radius();
+      // the tip's edge; with the thesis's run-up the sliver is cut by the tip face, so the edge
+      // follows the surface there (the ramp's edge is the plain circle R_b)
+      const double rb = thesis_edges(g) ? g.bolt_surface(0.0, s).radius : g.bolt_minor_radius();
       return {rb * std::cos(s), rb * std::sin(s), 0.0};
     }
     case probe_kind::nut_edge: {
-      const double r = g.nut_opening_radius();
+      const double r = thesis_edges(g) ? g.nut_surface(0.0, s).radius : g.nut_opening_radius();
       return {r * std::cos(s), r * std::sin(s), 0.0};
     }
   }

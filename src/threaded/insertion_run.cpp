@@ -245,7 +245,8 @@ class insertion_run {
   const bool plain_;  // plain peg and bore: no phase, no cross-threading, depth from the top face
   // largest final tilt of an engaged start; in a plain bore the bore itself bounds the tilt
   const double tilt_ok_;
-  // engaged depth: the tip's depth below the first full nut thread (notes §8)
+  // engaged depth: the tip's depth below the first full nut thread (notes §8) of the ramp run-up,
+  // for either thread.runup (the same criterion in a comparison; header)
   const double full_thread_;
   double z0_tip_ = 0;
   // Stall (outcome jammed): over the last half turn of drive the tip advances less than

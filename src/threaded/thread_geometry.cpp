@@ -100,6 +100,20 @@ thread_geometry::thread_geometry(const thread_params& params) : p_(params) {
   rb_ = 0.5 * p_.major_diameter - 0.5 * p_.allowance - h_;
   inv_pitch_ = 1 / p_.pitch;
   ramp_per_length_ = p_.runup_angle > 0 ? two_pi / (p_.pitch * p_.runup_angle) : 0.0;
+  thesis_runup_ = p_.runup == runup_kind::thesis && p_.runup_angle > 0;
+}
+
+double slop_angle(const thread_params& t, int full_threads) {
+  t.validate();
+  if (t.plain_bore)
+    throw parameter_error("plain_bore", "slop_angle: a plain bore has no thread flanks (Whitney's theta_m applies)");
+  if (full_threads < 1)
+    throw parameter_error("full_threads", fmt::format("slop_angle: {} full threads; needs at least 1", full_threads));
+  // thesis §3.5.3 with a = e/2 (header) and 1/sqrt(3) = tan(30 deg) -> tan(alpha)
+  const double ta = std::tan(t.flank_angle);
+  const double half_e = 0.5 * t.allowance;
+  return half_e * ta /
+         (0.5 * t.major_diameter - t.root_radius + t.pitch * (full_threads - 0.5) * 0.5 * ta - half_e);
 }
 
 double thread_geometry::mesh_tolerance() const {
@@ -161,6 +175,8 @@ double thread_geometry::profile_curvature(double t) const {
 
 double thread_geometry::ramp(double edge_depth) const {
   if (p_.runup_angle == 0) return edge_depth > 0 ? 1.0 : 0.0;
+  // thesis: full once the edge is inside, the sliver a run-up beyond (header)
+  if (thesis_runup_) return std::clamp(1 + edge_depth * ramp_per_length_, 0.0, 1.0);
   return std::clamp(edge_depth * ramp_per_length_, 0.0, 1.0);  // psi / runup, psi = 2 pi depth / p
 }
 

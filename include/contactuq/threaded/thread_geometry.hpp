@@ -23,6 +23,15 @@
 // where the ridge's lower (bolt) / upper (nut) edge leaves the end face. The surfaces stay
 // continuous with continuous slopes across ridges (f = f' = 0 at the roots), the bolt tip is a
 // plain circle of radius R_b and the nut opening a plain circle of radius d/2 (+ chamfer).
+// Run-up "thesis" (runup = runup_kind::thesis, for comparison with the thesis's parts): the
+// thesis's reading of where the run-up sits, with the same continuous height ramp. Its full
+// threads reach the end faces (a nut ridge is full once its upper edge is below the top face, a
+// bolt ridge once its lower edge is above the tip, thesis r_int, r_ext, third branches) and the
+// 180 deg run-up is an extra sliver beyond them, cut by the face (first branches): g = clamp(1 +
+// psi / runup_angle, 0, 1), psi as above (negative for a ridge whose edge is outside the face).
+// At the nut face (theta = 0, z = -p/2) it has a full crest where the ramp has none: both threads
+// start p runup_angle/2pi earlier (half a turn at 180 deg). The printed run-up also scales the
+// period; here the period is kept, so the surfaces stay continuous.
 // Chamfer c (optional, 45 deg): the nut radius is at least d/2 + c + z for z in [-c, 0].
 // Plain bore (plain_bore = true): thread depth exactly zero, f = 0 and h = 0, so the same
 // surfaces are a plain cylindrical peg of diameter d - e in a plain bore of diameter D = d,
@@ -54,6 +63,12 @@ thread_standard find_thread_standard(std::string_view name);
 // Names of the tabulated standards.
 std::vector<std::string> thread_standard_names();
 
+// Where the run-up sits (thread_params::runup, above).
+enum class runup_kind {
+  ramp,    ///< the ridge's height ramps up from where its edge leaves the end face (default)
+  thesis,  ///< full ridges reach the end faces, the run-up a sliver beyond them (Nicolson)
+};
+
 struct thread_params {
   double major_diameter = 8e-3;          ///< d [m], > 0
   double pitch = 1.25e-3;                ///< p [m], > 0, < d/2
@@ -61,6 +76,7 @@ struct thread_params {
   double root_radius = 0.125e-3;         ///< r [m], crest and root radius, in [0, p/(4 cos alpha)]
   double allowance = 28e-6;              ///< e [m], diametral allowance of the bolt, [0, 2 h)
   double runup_angle = 3.141592653589793;  ///< [rad], >= 0 (0: abrupt thread start)
+  runup_kind runup = runup_kind::ramp;   ///< where the run-up sits (above)
   double chamfer = 0.0;                  ///< c [m], nut entry chamfer (45 deg), [0, d/4]
   double nut_height = 6.4e-3;            ///< H [m], > p
   double bolt_length = 20e-3;            ///< L [m], > p
@@ -82,6 +98,20 @@ struct surface_point {
   double d2r_dz_dtheta = 0;  ///< [1/rad]
   double d2r_dtheta2 = 0;    ///< [m/rad^2]
 };
+
+// Nicolson's "slop" (thesis §3.5.3, the unnumbered equation after Fig. 3.8): the largest tilt
+// [rad] of a bolt engaged over l >= 1 full threads, where the bolt's critical points reach the
+// nut's flanks, small angles:
+//   phi_max = a / (sqrt(3) (d/2 - r + p (l - 0.5)/(2 sqrt 3) - a)).
+// The printed a is a length there (the allowance ratio would make it dimensionless over a
+// length); read as the radial allowance e/2 (the thesis's a d/2), the formula is the flank
+// clearance (e/2) tan(alpha) over the radius of the critical points, which is what it is
+// generalised to here: phi_max = (e/2) tan(alpha) / (d/2 - r + p (l - 0.5) tan(alpha)/2 - e/2).
+// Thesis thread (p = 1, d = 6p, r = 0.1p, a = 0.05): 1.71 deg at l = 1, 1.56 at l = 2, 1.32 at
+// l = 4; the slice of Fig. 3.8 (tests/threaded) agrees within 0.4 % for l = 2..5.
+// Throws parameter_error("full_threads") for l < 1; 0 for a plain bore is not defined (the
+// bore's own limit applies): throws parameter_error("plain_bore").
+double slop_angle(const thread_params& t, int full_threads);
 
 class thread_geometry {
  public:
@@ -141,6 +171,7 @@ class thread_geometry {
   // reciprocals for the point queries, which run millions of times per start
   double inv_pitch_;        // 1/p
   double ramp_per_length_;  // 2 pi / (p runup_angle): ramp rise per metre of edge depth
+  bool thesis_runup_;       // runup_kind::thesis with a run-up: the ramp shifted by one run-up
 };
 
 }  // namespace contactuq::threaded

@@ -113,7 +113,9 @@ struct insertion_params {
   double z0 = 0.625e-3;             ///< initial height of the tip above the nut [m], >= -H (< 0: inside)
   double turns = 4;                 ///< gripper turns to run [-], > 0
   // Tip depth below the first full nut thread (p (1/2 + runup_angle/2pi) below the top face)
-  // that counts as started [m], > 0 (IsaacLab nut_thread: about 1.5 pitches).
+  // that counts as started [m], > 0 (IsaacLab nut_thread: about 1.5 pitches). The same depth for
+  // either thread.runup, so that a comparison keeps its success criterion (runup_kind::thesis has
+  // its first full thread p runup_angle/2pi higher).
   double engage_depth = 1.875e-3;
   double tip_angle = 0.2618;        ///< tilt beyond which the bolt has tipped out [rad]
   int points_per_turn = 32;         ///< samples per turn of each probe curve [-], >= 8 (thesis: 400)
