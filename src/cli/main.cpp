@@ -66,7 +66,7 @@ int run_command_line(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   // Exit codes (README, "Exit codes"): 0 done; 1 ran, but without a result (every case
   // failed, or aborted by failures = "abort"); 2 error (bad input, a file that cannot be read
-  // or written, a refusal); 130 interrupted.
+  // or written, a refusal); 3 plot skipped some figures and wrote the others; 130 interrupted.
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
