@@ -96,7 +96,8 @@ def _cut(name, size, folder):
 
 
 def _sampling_studies():
-    names = sorted(n[:-5] for n in os.listdir(STUDIES) if n.endswith(".toml"))
+    # Hidden files are scratch studies that the docs check writes and deletes meanwhile.
+    names = sorted(n[:-5] for n in os.listdir(STUDIES) if n.endswith(".toml") and not n.startswith("."))
     return [n for n in names if _check(os.path.join(STUDIES, n + ".toml"))[0] in SAMPLING]
 
 
