@@ -3,6 +3,10 @@
 `contactuq plot` runs this module. The file's root attribute `format` ("contactuq-ensemble",
 "contactuq-fit", ...) picks the module `contactuq.plots.<kind>` that draws it; each such module
 has `plot(path, outdir, fmt, args)` returning the list of files it wrote.
+
+Exit codes: 0 every figure written; 2 error (a file or option that cannot be used, or no figure
+could be drawn); 3 some figures were skipped, each named on stderr with a one-line reason, and
+the others written (plots.attempt).
 """
 
 import argparse
@@ -33,6 +37,7 @@ def main(argv=None):
                                       "(default: the two with the largest rank correlation with it)")
     parser.add_argument("--display-units", help="the study's [output] units as JSON (contactuq plot passes them)")
     args = parser.parse_args(argv)
+    args.skipped = []  # "figure: reason" of each figure that could not be drawn (plots.attempt)
     if args.display_units:
         style.set_display_units(json.loads(args.display_units))
     try:
@@ -48,7 +53,12 @@ def main(argv=None):
         return 2
     for path in written:
         print(f"wrote {path}")
-    return 0
+    for reason in args.skipped:
+        print(f"contactuq plot: skipped {reason}", file=sys.stderr)
+    if args.skipped and not written:
+        print(f"contactuq plot: error: {args.file}: no figure could be drawn", file=sys.stderr)
+        return 2
+    return 3 if args.skipped else 0
 
 
 if __name__ == "__main__":

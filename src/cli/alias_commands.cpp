@@ -1,5 +1,5 @@
-// The subcommands that run one kind of study: each is `contactuq run` for its methods, with the
-// output options it has always had.
+// The verbs of earlier releases, each `contactuq run` for its methods with the output options it
+// has always had; --help lists them last, as aliases (main.cpp).
 #include <fmt/format.h>
 
 #include <limits>
@@ -30,8 +30,8 @@ CLI::App* add_alias(CLI::App& app, const char* name, const char* help, const cha
 void add_curve_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<alias_options>();
   CLI::App* sub = add_alias(app, "curve",
-                            "Evaluate a receptacle-pin insertion stroke (forward and back) and summarise it; "
-                            "`contactuq run` for curve and sweep studies",
+                            "Alias of `run` for curve and sweep studies: a receptacle-pin insertion stroke "
+                            "(forward and back), summarised; writes a file only with -o",
                             "studies/williams_bifurcated.toml", o);
   sub->add_option("-o,--output", o->output, "Write the curves to OUT.csv or OUT.h5");
   sub->add_flag("-q,--quiet", o->quiet, "Print only where the results went");
@@ -45,8 +45,8 @@ void add_curve_command(CLI::App& app, int& exit_code) {
 void add_impact_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<alias_options>();
   CLI::App* sub = add_alias(app, "impact",
-                            "Simulate a two-body impact with each contact law over a range of approach velocities; "
-                            "`contactuq run` for impact studies",
+                            "Alias of `run` for impact studies: a two-body impact with each contact law over a "
+                            "range of approach velocities",
                             "studies/impact_models.toml", o);
   sub->add_option("-o,--output", o->output,
                   "Write every impact to OUT.h5 or OUT.csv (default: the study's [output] file)");
@@ -59,8 +59,8 @@ void add_impact_command(CLI::App& app, int& exit_code) {
 void add_pinslot_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<alias_options>();
   CLI::App* sub = add_alias(app, "pinslot",
-                            "Simulate the pin-slot clearance-joint set-up of Skrinjar et al. for each case of a "
-                            "study; `contactuq run` for pinslot studies",
+                            "Alias of `run` for pinslot studies: the pin-slot clearance-joint set-up of Skrinjar "
+                            "et al., each case of the study",
                             "studies/pinslot_validation.toml", o);
   sub->add_option("-o,--output", o->output, "Write force histories to OUT.h5 (default: the study's [output] file)");
   sub->callback([o, &exit_code] {
@@ -73,8 +73,8 @@ void add_fit_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<alias_options>();
   std::string csv, toml;
   CLI::App* sub = add_alias(app, "fit",
-                            "Calibrate model inputs to measured data (any registered model; receptacle-pin "
-                            "insertion curves); `contactuq run` for calibrate studies",
+                            "Alias of `run` for calibrate studies: model inputs fitted to measured data; writes a "
+                            "file only with -o",
                             "studies/fit_williams.toml", o);
   sub->add_option("-o,--output", o->output,
                   "Write the fit to OUT.h5 (format contactuq-fit or contactuq-calibration; contactuq plot draws it)");
@@ -92,8 +92,8 @@ void add_fit_command(CLI::App& app, int& exit_code) {
 void add_optimize_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<alias_options>();
   CLI::App* sub = add_alias(app, "optimize",
-                            "Robust design: optimise a study's design variables under its aleatoric inputs (and "
-                            "contact models) and write an HDF5 file; `contactuq run` for optimize studies",
+                            "Alias of `run` for optimize studies: robust design, the design variables optimised "
+                            "under the aleatoric inputs (and contact models)",
                             "studies/receptacle_robust_design.toml", o);
   sub->add_option("-o,--output", o->output, "File to write (default: the study's name with .h5)");
   sub->add_option("-j,--threads", o->run.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 65536));

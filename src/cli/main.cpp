@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <new>
 
@@ -47,26 +48,34 @@ int run_command_line(int argc, char** argv) {
   }));
   app.require_subcommand(1);
   int exit_code = 0;
-  contactuq::cli::add_curve_command(app, exit_code);
-  contactuq::cli::add_impact_command(app, exit_code);
-  contactuq::cli::add_units_command(app, exit_code);
+  // The verb table, in the order --help lists it: the everyday verbs, the others, and last the
+  // verbs of earlier releases, each `run` restricted to its methods.
   contactuq::cli::add_run_command(app, exit_code);
   contactuq::cli::add_check_command(app, exit_code);
-  contactuq::cli::add_merge_command(app, exit_code);
-  contactuq::cli::add_optimize_command(app, exit_code);
   contactuq::cli::add_summarize_command(app, exit_code);
   contactuq::cli::add_plot_command(app, exit_code);
-  contactuq::cli::add_pinslot_command(app, exit_code);
-  contactuq::cli::add_fit_command(app, exit_code);
-  contactuq::cli::add_synthesize_command(app, exit_code);
   contactuq::cli::add_models_command(app, exit_code);
+  contactuq::cli::add_units_command(app, exit_code);
+  contactuq::cli::add_merge_command(app, exit_code);
+  contactuq::cli::add_synthesize_command(app, exit_code);
   contactuq::cli::add_serve_command(app, exit_code);
+  contactuq::cli::add_curve_command(app, exit_code);
+  contactuq::cli::add_impact_command(app, exit_code);
+  contactuq::cli::add_pinslot_command(app, exit_code);
+  contactuq::cli::add_optimize_command(app, exit_code);
+  contactuq::cli::add_fit_command(app, exit_code);
+  const auto group = [&app](std::initializer_list<const char*> verbs, const std::string& name) {
+    for (const char* verb : verbs) app.get_subcommand(verb)->group(name);
+  };
+  group({"run", "check", "summarize", "plot", "models"}, "Commands");
+  group({"units", "merge", "synthesize", "serve"}, "More commands");
+  group({"curve", "impact", "pinslot", "optimize", "fit"}, "Aliases of `run` (verbs of earlier releases)");
   // A write past the file size limit fails with EFBIG, reported like a full disk, instead of
   // killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
   // Exit codes (README, "Exit codes"): 0 done; 1 ran, but without a result (every case
   // failed, or aborted by failures = "abort"); 2 error (bad input, a file that cannot be read
-  // or written, a refusal); 130 interrupted.
+  // or written, a refusal); 3 plot skipped some figures and wrote the others; 130 interrupted.
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -116,8 +116,8 @@ std::string display_units_json(const std::filesystem::path& file) {
 
 void add_plot_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
-      "plot", "Draw report figures (PNG or SVG) of an HDF5 file written by contactuq: histograms and empirical "
-              "CDFs of scalar outputs, curve outputs as median with a 5-95 % band, ...");
+      "plot", "Draw report figures (PNG, SVG or PDF) of a result file: histograms, CDFs, rankings, bands, ...; "
+              "a figure that cannot be drawn is skipped with its reason (exit code 3)");
   struct options {
     std::string file;
     std::string outdir;

@@ -30,6 +30,30 @@ TEST_CASE("every subcommand has --help", "[cli]") {
   CHECK_THAT(run("--version").output, Contains("contactuq 0."));
 }
 
+TEST_CASE("--help lists the everyday verbs first and the old verbs last, as aliases of run", "[cli]") {
+  const std::string help = run("--help").output;
+  const auto line = [&help](const std::string& verb) { return help.find("\n  " + verb + " "); };
+  std::size_t previous = 0;
+  for (const char* verb : {"run", "check", "summarize", "plot", "models"}) {
+    INFO(verb);
+    REQUIRE(line(verb) != std::string::npos);
+    CHECK(line(verb) > previous);
+    previous = line(verb);
+  }
+  const std::size_t aliases = help.find("Aliases of `run`");
+  REQUIRE(aliases != std::string::npos);
+  for (const char* verb : {"curve", "impact", "pinslot", "optimize", "fit"}) {
+    INFO(verb);
+    CHECK(line(verb) > aliases);
+    CHECK_THAT(help.substr(line(verb), help.find('\n', line(verb) + 1) - line(verb)), Contains("Alias of `run`"));
+  }
+  for (const char* verb : {"units", "merge", "synthesize", "serve"}) {
+    INFO(verb);
+    CHECK(line(verb) > previous);
+    CHECK(line(verb) < aliases);
+  }
+}
+
 TEST_CASE("curve prints the summary a person reads first", "[cli]") {
   const auto csv = (std::filesystem::temp_directory_path() / "contactuq_cli_test.csv").string();
   const auto r = run("curve " + studies + "williams_bifurcated.toml -o " + csv);

@@ -10,6 +10,7 @@ all from `contactuq summarize --json --si`."""
 import numpy as np
 
 from .. import load
+from . import attempt
 from .morris import morris_figure
 from .style import COLOURS, axis_label, display_unit, legend_outside, new_figure, save, series_colour, series_style
 from .style import plt  # pyplot with the non-interactive backend that style selects
@@ -136,7 +137,15 @@ def plot(path, outdir, fmt, args):
     for name in outputs:
         if name not in e.output_names:
             raise KeyError(f"no output {name!r}; the outputs are: {', '.join(e.output_names)}")
+    for name in curves:
+        e.curve(name)  # raises KeyError listing the curves
     written = []
+
+    def draw(figure, function, *a):
+        # One figure (or None, or a list of them); one that fails is skipped (plots.attempt).
+        chart = attempt(args, figure, function, *a)
+        written.extend(chart if isinstance(chart, list) else [chart] if chart else [])
+
     nested = bool(e.metadata.get("epistemic_cases")) or int(e.metadata.get("pick_freeze_inputs", 0)) > 0
     full = _summary(path)
     summary = full.get("nested") if nested else None
@@ -144,39 +153,44 @@ def plot(path, outdir, fmt, args):
     for name in outputs:
         if not nested:
             if "probability_of_1" in analysis.get(name, {}):
-                written.append(proportion_figure(e, name, outdir, fmt, analysis[name]))
-                chart = probability_map_figure(e, name, outdir, fmt, getattr(args, "map", None))
-                if chart:
-                    written.append(chart)
+                draw(f"{name}_proportion", proportion_figure, e, name, outdir, fmt, analysis[name])
+                draw(f"{name}_map", probability_map_figure, e, name, outdir, fmt, getattr(args, "map", None))
             else:
-                written += scalar_figures(e, name, outdir, fmt, analysis.get(name, {}).get("limit"))
-                chart = fractions_figure(e, name, outdir, fmt)
-                if chart:
-                    written.append(chart)
+                draw(f"{name}_histogram and {name}_cdf", scalar_figures, e, name, outdir, fmt,
+                     analysis.get(name, {}).get("limit"))
+                draw(f"{name}_fractions", fractions_figure, e, name, outdir, fmt)
             continue
         by_case = {c["case"]: c for c in analysis.get(name, {}).get("by_case", [])}
-        written.append(horsetail_figure(e, name, outdir, fmt, summary, by_case))
+        draw(f"{name}_horsetail", horsetail_figure, e, name, outdir, fmt, summary, by_case)
         if by_case and all("probability_of_1" in c for c in by_case.values()):
-            written.append(proportion_by_case_figure(e, name, by_case, outdir, fmt))
-        chart = fractions_figure(e, name, outdir, fmt)
-        if chart:
-            written.append(chart)
+            draw(f"{name}_proportion_by_case", proportion_by_case_figure, e, name, by_case, outdir, fmt)
+        draw(f"{name}_fractions", fractions_figure, e, name, outdir, fmt)
         ranked = {k: c for k, c in by_case.items() if "ranking" in c and "probability_of_1" not in c}
         if len(ranked) == len(by_case) > 1 and any(
                 np.isfinite(_number(v["value"])) for c in ranked.values() for v in c["ranking"]["prcc"]):
-            written.append(prcc_by_model_figure(e, name, ranked, outdir, fmt))
+            draw(f"{name}_prcc_by_model", prcc_by_model_figure, e, name, ranked, outdir, fmt)
         if int(e.metadata.get("pick_freeze_inputs", 0)) > 0 and _has_sobol_indices(summary, name):
-            written.append(sobol_figure(e, name, outdir, fmt, summary))
+            draw(f"{name}_sobol", sobol_figure, e, name, outdir, fmt, summary)
     if getattr(e, "morris", None):
-        written += [morris_figure(e.morris, e.morris["outputs"].index(n), outdir, fmt) for n in outputs
-                    if n in e.morris["outputs"]]
+        for n in outputs:
+            if n in e.morris["outputs"]:
+                draw(f"morris figure of {n}", morris_figure, e.morris, e.morris["outputs"].index(n), outdir, fmt)
     ranked = [n for n in outputs if "ranking" in analysis.get(n, {}) and "probability_of_1" not in analysis[n]]
     if not nested and ranked:
-        written.append(rankings_figure(e, ranked, analysis, outdir, fmt))
+        draw("rankings", rankings_figure, e, ranked, analysis, outdir, fmt)
     for name in curves:
-        e.curve(name)  # raises KeyError listing the curves
-        written.append(curve_figure(e, name, outdir, fmt))
+        draw(f"{name}_band", curve_figure, e, name, outdir, fmt)
     return written
+
+
+def _interval_bars(ax, x, lo, hi, **kw):
+    """Each 95 % interval [lo, hi] as drawn, at x, where both ends are finite. A percentile
+    bootstrap interval need not contain its estimate (a skewed statistic of few samples): an
+    error bar of estimate - lo, hi - estimate would then be negative."""
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    if ok.any():
+        ax.errorbar(np.asarray(x)[ok], 0.5 * (lo[ok] + hi[ok]), yerr=0.5 * np.abs(hi[ok] - lo[ok]), fmt="none",
+                    ecolor="k", elinewidth=0.8, capsize=2, **kw)
 
 
 def _summary(path):
@@ -370,12 +384,10 @@ def rankings_figure(e, names, analysis, outdir, fmt):
             vals = np.array([_number(c["value"]) for c in r[key]])
             lo = np.array([_number(c["ci"][0]) for c in r[key]])
             hi = np.array([_number(c["ci"][1]) for c in r[key]])
-            ok = np.isfinite(vals) & np.isfinite(lo) & np.isfinite(hi)
-            err = np.where(ok, [vals - lo, hi - vals], 0.0)
             # An undefined coefficient (e.g. PRCC of an output that is a function of one input) is
             # marked, not drawn as zero.
-            ax.bar(x + (k - 1) * width, np.where(np.isfinite(vals), vals, 0.0), width, yerr=err, capsize=2,
-                   color=colour, label=label)
+            ax.bar(x + (k - 1) * width, np.where(np.isfinite(vals), vals, 0.0), width, color=colour, label=label)
+            _interval_bars(ax, x + (k - 1) * width, lo, hi)
             for i in np.flatnonzero(~np.isfinite(vals)):
                 ax.text(x[i] + (k - 1) * width, 0.05, "n/a", rotation=90, ha="center", va="bottom", fontsize=6)
         ax.axhline(0, color="k", linewidth=0.6)
@@ -500,11 +512,10 @@ def sobol_figure(e, name, outdir, fmt, summary):
             lo = np.array([s["ci"][0] if s["ci"][0] is not None else np.nan for s in c["sobol"][order]])
             hi = np.array([s["ci"][1] if s["ci"][1] is not None else np.nan for s in c["sobol"][order]])
             pos = x - 0.4 + width * (2 * k + (order == "total_order") + 0.5)
-            ok = np.isfinite(vals) & np.isfinite(lo) & np.isfinite(hi)
-            ax.bar(pos, np.where(np.isfinite(vals), vals, 0.0), width, yerr=np.where(ok, [vals - lo, hi - vals], 0.0),
-                   capsize=2, hatch=hatch,
+            ax.bar(pos, np.where(np.isfinite(vals), vals, 0.0), width, hatch=hatch,
                    color=series_colour(k), edgecolor="k", linewidth=0.4,
                    label=f"{c['label']}: {'first' if order == 'first_order' else 'total'} order")
+            _interval_bars(ax, pos, lo, hi)
     ax.axhline(0, color="k", linewidth=0.6)
     ax.set_xticks(x, inputs, rotation=25, ha="right")  # long input names must not overlap
     ax.set_ylabel("Sobol index [-]")

@@ -9,6 +9,7 @@ import textwrap
 import numpy as np
 
 from .. import load
+from . import attempt
 from .style import COLOURS, axis_label, display_unit, legend_outside, new_figure, plt, save
 
 # Replicates of subset simulation drawn beside the first (more only thicken the grey).
@@ -78,8 +79,10 @@ def subset_figure(r, outdir, fmt):
     end = r.model_calls
     low, high = r.ci95
     if np.isfinite(r.probability) and r.probability > 0 and len(runs) == 1:
-        running_ax.errorbar([end], [r.probability], yerr=[[r.probability - low], [high - r.probability]], fmt="s",
-                            color=COLOURS["limit"], capsize=4, zorder=4, label=f"estimate, 95 % interval ({r.interval})")
+        # The interval as given, around its own middle: it need not contain the estimate.
+        running_ax.errorbar([end], [0.5 * (low + high)], yerr=[0.5 * abs(high - low)], fmt="none",
+                            ecolor=COLOURS["limit"], capsize=4, zorder=4, label=f"95 % interval ({r.interval})")
+        running_ax.plot([end], [r.probability], "s", color=COLOURS["limit"], zorder=5, label="estimate")
     elif np.isfinite(r.probability) and r.probability > 0:
         running_ax.axhspan(low, high, color=COLOURS["limit"], alpha=0.2, linewidth=0, zorder=1)
         running_ax.axhline(r.probability, color=COLOURS["limit"], linewidth=1.2, zorder=1,
@@ -131,7 +134,11 @@ def _probability_axes(ax, rows):
             ax.text(0.5, y[k], "none", transform=ax.get_yaxis_transform(), va="center", ha="center", fontsize=8)
             continue
         if np.isfinite(low) and np.isfinite(high):
-            ax.errorbar([p], [y[k]], xerr=[[p - max(low, p * 1e-3)], [high - p]], fmt="s", color=colour, capsize=4)
+            # The interval as given (it need not contain p), its 0 end kept on the log axis.
+            low = max(low, p * 1e-3)
+            ax.errorbar([0.5 * (low + high)], [y[k]], xerr=[0.5 * abs(high - low)], fmt="none", ecolor=colour,
+                        capsize=4)
+            ax.plot([p], [y[k]], "s", color=colour)
         else:
             ax.plot([p], [y[k]], "o", color=colour)
         ax.annotate(f"{p:.4g}", (p, y[k]), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=7)
@@ -206,9 +213,9 @@ def plot(path, outdir, fmt, args):
     r = load(path, "contactuq-reliability")
     written = []
     if r.subset is not None and r.subset["runs"]:
-        written.append(subset_figure(r, outdir, fmt))
+        written.append(attempt(args, f"{r.output}_subset", subset_figure, r, outdir, fmt))
     if r.form is not None and r.form["alpha"].size == len(r.inputs) and r.form["alpha"].size > 0:
-        written.append(form_figure(r, outdir, fmt))
-    if not written:
-        written.append(probability_figure(r, outdir, fmt))
-    return written
+        written.append(attempt(args, f"{r.output}_form", form_figure, r, outdir, fmt))
+    if not any(written):
+        written.append(attempt(args, f"{r.output}_probability", probability_figure, r, outdir, fmt))
+    return [w for w in written if w]
