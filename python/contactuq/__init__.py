@@ -249,6 +249,11 @@ class ResultFile:
             raise KeyError(f"{self.path}: /{path} has no attribute {key!r}")
         return default
 
+    def draws(self, warmup=False):
+        """A contactuq-posterior file's MCMC draws as an xarray.Dataset (contactuq.api.posterior_draws)."""
+        from .api import posterior_draws
+        return posterior_draws(self, warmup)
+
     def unit(self, path, default=_REQUIRED):
         """The `units` attribute of the dataset at `path`; `default` where it has none (none
         given: ValueError, a dataset of a value without units is an error of the writer)."""

@@ -296,3 +296,51 @@ def analyze(path, bootstrap=1000, confidence=0.95, quantiles=(0.05, 0.5, 0.95), 
     text = _core().analyze(str(path), si=bool(si), bootstrap=int(bootstrap), confidence=float(confidence),
                            quantiles=[float(p) for p in quantiles], seed=int(seed))
     return json.loads(text)
+
+
+# --- posterior draws ----------------------------------------------------------------------------
+
+_PART = re.compile(r"^(?P<name>[^\[\]]+)\[(?P<part>[^\[\]]+)\]$")
+
+
+def posterior_draws(result, warmup=False):
+    """The MCMC draws of a contactuq-posterior file (a ResultFile of method "bayesian") as an
+    xarray.Dataset with dims (chain, draw) per parameter, named as ArviZ expects: `K_loc`,
+    `K_scale`, `sigma_<output>`, a global parameter by its name, and the part values `K[p]` of
+    a population as one variable `K` with a `part` dimension (coordinate: the part names). The
+    warm-up is left out unless `warmup` is true (then `draw` counts from the first warm-up step
+    and the variable `warmup` (draw) is 1 on warm-up steps). Each variable's `units` and `kind`
+    (location, scale, part, noise, global) are its attributes."""
+    import xarray as xr
+
+    if result.format != "contactuq-posterior":
+        raise ValueError(f"{result.path}: draws() reads contactuq-posterior files (this is {result.format!r})")
+    flat = np.asarray(result["posterior/draws"], dtype=float)
+    chains, iterations, d = (int(v) for v in result.attr("posterior/draws", "shape"))
+    first = int(result.attr("posterior/draws", "warmup", result.attrs.get("warmup", 0)))
+    cube = flat.reshape(chains, iterations, d)
+    if not warmup:
+        cube = cube[:, first:, :]
+    names = [str(n) for n in np.atleast_1d(result["posterior/names"])]
+    units = [str(u) for u in np.atleast_1d(result.get("posterior/units", [""] * d))]
+    kinds = [str(k) for k in np.atleast_1d(result.get("posterior/kinds", [""] * d))]
+    coords = {"chain": np.arange(chains), "draw": np.arange(cube.shape[1])}
+    data, parts = {}, {}
+    for j, name in enumerate(names):
+        m = _PART.match(name)
+        if m:
+            parts.setdefault(m["name"], []).append((m["part"], j))
+            continue
+        data[name] = xr.DataArray(cube[:, :, j], dims=("chain", "draw"),
+                                  attrs={"units": units[j], "kind": kinds[j]})
+    for name, members in parts.items():
+        labels = [p for p, _ in members]
+        columns = [j for _, j in members]
+        data[name] = xr.DataArray(cube[:, :, columns], dims=("chain", "draw", "part"),
+                                  coords={"part": labels},
+                                  attrs={"units": units[columns[0]], "kind": "part"})
+    if warmup:
+        data["warmup"] = xr.DataArray((np.arange(iterations) < first).astype(np.int8), dims=("draw",))
+    attrs = {"format": result.format, "sampler": str(result.attrs.get("sampler", "")),
+             "warmup": first, "title": str(result.attrs.get("title", ""))}
+    return xr.Dataset(data, coords=coords, attrs=attrs)

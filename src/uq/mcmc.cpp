@@ -4,6 +4,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/QR>
+#include <algorithm>
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <limits>
@@ -135,7 +136,7 @@ struct recorder {
         result.second_stage_acceptance.push_back(rate(state.accepted_second[c], draws * thin));
     }
     result.evaluations = state.evaluations;
-    if (dram) result.final_covariance = state.covariance;
+    if (dram) result.final_covariance = std::exp(2.0 * state.log_scale) * state.covariance;
     return std::move(result);
   }
 };
@@ -157,15 +158,27 @@ Eigen::MatrixXd within_chain_covariance(const std::vector<Eigen::MatrixXd>& hist
 mcmc_result run_dram(evaluator& eval, recorder& rec, const mcmc_options& o) {
   const std::size_t chains = rec.chains;
   const auto d = static_cast<Eigen::Index>(rec.d);
-  Eigen::MatrixXd& covariance = rec.state.covariance;
-  Eigen::MatrixXd factor = covariance.llt().matrixL();  // C = L L^T
-  Eigen::MatrixXd precision_factor;                     // L^-1, for q1 in the stage-2 ratio
+  Eigen::MatrixXd& covariance = rec.state.covariance;        // C, the proposal is lambda^2 C
+  double& log_scale = rec.state.log_scale;                   // log lambda
+  Eigen::MatrixXd base_factor = covariance.llt().matrixL();  // C = L L^T
+  Eigen::MatrixXd base_precision;                            // L^-1
+  Eigen::MatrixXd factor, precision_factor;  // lambda L and (lambda L)^-1, q1 in the stage-2 ratio
+  const auto rescale = [&] {
+    const double lambda = std::exp(log_scale);
+    factor = lambda * base_factor;
+    precision_factor = base_precision / lambda;
+  };
   const auto refactor = [&] {
-    precision_factor = factor.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(d, d));
+    base_precision =
+        base_factor.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(d, d));
+    rescale();
   };
   refactor();
   const double g = o.dr_scale;
   const double sd_scale = 2.38 * 2.38 / static_cast<double>(d);
+  // Robbins-Monro target of the stage-1 acceptance (Roberts, Gelman & Gilks 1997; Roberts &
+  // Rosenthal 2001: 0.44 in one dimension).
+  const double target = d == 1 ? 0.44 : 0.234;
 
   std::vector<engine> engines(chains);
 
@@ -230,6 +243,18 @@ mcmc_result run_dram(evaluator& eval, recorder& rec, const mcmc_options& o) {
       }
     }
     rec.record(step);
+    // Global scale, warm-up only (Andrieu & Thoms 2008, algorithm 4): log lambda moves by
+    // gamma_k (mean stage-1 acceptance probability of the chains - target), gamma_k = k^-0.6, so
+    // a covariance estimated from chains that barely moved (which shrinks with them) is
+    // stretched back until proposals are accepted at the optimal rate.
+    if (step < o.warmup) {
+      double alpha = 0.0;
+      for (std::size_t c = 0; c < chains; ++c) alpha += std::exp(a1(static_cast<Eigen::Index>(c)));
+      alpha /= static_cast<double>(chains);
+      log_scale += std::pow(static_cast<double>(step + 1), -0.6) * (alpha - target);
+      log_scale = std::clamp(log_scale, -30.0, 30.0);
+      rescale();
+    }
     // Adaptation, warm-up only: from the latter half of the warm-up so far.
     if (step < o.warmup && (step + 1) % o.adapt_interval == 0) {
       const std::size_t to = step + 1, from = to / 2;
@@ -243,7 +268,7 @@ mcmc_result run_dram(evaluator& eval, recorder& rec, const mcmc_options& o) {
           Eigen::LLT<Eigen::MatrixXd> llt(sd_scale * s);
           if (llt.info() == Eigen::Success) {
             covariance = sd_scale * s;
-            factor = llt.matrixL();
+            base_factor = llt.matrixL();
             refactor();
           }
         }

@@ -16,6 +16,14 @@
 //            over the chains (the pooled W of R-hat, so chains in different modes do not inflate
 //            it). The chains share C during warm-up only; after warm-up C is frozen, so the kept
 //            draws are independent Markov chains with one fixed kernel.
+//            On top of C, a global scale lambda (the proposal is N(x, lambda^2 C), lambda = 1 at
+//            the start) is adapted at every warm-up step by Robbins-Monro (Andrieu & Thoms 2008,
+//            "A tutorial on adaptive MCMC", Statistics and Computing 18, algorithm 4):
+//              log lambda += k^-0.6 (mean over chains of a1(x, y1) - a*),  k = step + 1,
+//            a* = 0.234 (0.44 for d = 1; Roberts, Gelman & Gilks 1997, Roberts & Rosenthal 2001).
+//            Without it, chains that barely move early shrink S, hence C, hence their steps
+//            further: the adapted proposal collapses and the acceptance stays near 1. lambda is
+//            frozen with C after warm-up.
 //   stretch  Affine-invariant ensemble, stretch move (Goodman & Weare 2010, eq. 7-10) with the
 //            red-blue split of emcee (Foreman-Mackey et al. 2013, algorithm 3): the walkers are
 //            two halves; each walker k of one half moves to y = x_j + z (x_k - x_j), x_j a random
@@ -92,7 +100,8 @@ struct mcmc_state {
   std::size_t step = 0;
   Eigen::MatrixXd positions;    ///< chains x d after `step` steps
   Eigen::VectorXd log_density;  ///< at the positions
-  Eigen::MatrixXd covariance;   ///< dram: the proposal covariance in use (2.38^2/d included)
+  Eigen::MatrixXd covariance;   ///< dram: the adapted covariance C (2.38^2/d included)
+  double log_scale = 0.0;       ///< dram: log lambda, the proposal is N(x, lambda^2 C)
   std::vector<std::size_t> accepted_warmup, accepted, accepted_second;  ///< counts per chain
   std::size_t evaluations = 0;  ///< rows passed to the log density so far
 };
@@ -108,8 +117,8 @@ struct mcmc_result {
   std::vector<double> second_stage_acceptance;  ///< dram, per chain after warm-up: the share of
                                                 ///< steps accepted at stage 2 (in acceptance too)
   std::size_t evaluations = 0;                  ///< rows passed to the log density in all
-  Eigen::MatrixXd final_covariance;             ///< dram: the adapted proposal covariance (with
-                                                ///< 2.38^2/d); stretch: empty
+  Eigen::MatrixXd final_covariance;             ///< dram: the adapted proposal covariance
+                                                ///< lambda^2 C; stretch: empty
 };
 
 // Runs the sampler from starts (chains x d; every start must have a finite log density, else
