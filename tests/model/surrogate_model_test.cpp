@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "contactuq/error.hpp"
 #include "contactuq/io/result_file.hpp"
@@ -19,9 +20,12 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+// A folder of its own per test case: ctest runs the cases of this file at the same time.
 struct scratch {
   std::filesystem::path dir;
-  scratch() : dir(std::filesystem::temp_directory_path() / "contactuq_surrogate_model") {
+  explicit scratch(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() /
+            ("contactuq_surrogate_model_" + name + "_" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
   }
@@ -78,7 +82,7 @@ void write(const std::filesystem::path& file, const cm::surrogate_data& d) {
 
 TEST_CASE("a surrogate file reads back as written and evaluates as the expansion",
           "[model][surrogate]") {
-  scratch s;
+  scratch s("A");
   const auto file = s.dir / "pce.h5";
   const cm::surrogate_data d = fitted();
   write(file, d);
@@ -117,7 +121,7 @@ TEST_CASE("a surrogate file reads back as written and evaluates as the expansion
 }
 
 TEST_CASE("the registry builds a surrogate model from [model] file = ...", "[model][surrogate]") {
-  scratch s;
+  scratch s("B");
   write(s.dir / "pce.h5", fitted());
   const auto study = [&](const std::string& text) {
     return io::study_document::parse(text, (s.dir / "study.toml").string());
