@@ -40,6 +40,9 @@ CUT = {
     "pinslot_uq": ((10,), "8 pin-slot simulations per sample"),
     # One Python process per sample; the model and figures are those of expression_r_minus_s.
     "external_r_minus_s": ((10,), "one process per sample; figures as expression_r_minus_s"),
+    # Its model is served by a `contactuq serve` it does not start; the model and figures are those
+    # of expression_r_minus_s (tests/cli/umbridge_test.py runs it against a server).
+    "umbridge_r_minus_s": ((), "needs a UM-Bridge server; figures as expression_r_minus_s"),
     # 60 epistemic cases with pick-freeze rows: 600 switch simulations and 37 figures at 10.
     "switch_epistemic": ((10,), "60 epistemic cases x (d + 2) pick-freeze rows"),
     # Many figures (28 and 17, ~0.25 s of CPU each): the smallest and the largest size.
